@@ -1,0 +1,10 @@
+# Per-runtime glue: the byte streams and serve(), picked for the runtime we run on.
+import sys
+
+
+def serve(server, stream=None, max_frame=None):
+    if sys.implementation.name == "micropython":
+        from ports.micropython import serve as run
+    else:
+        from ports.cpython import serve as run
+    return run(server, stream, max_frame)

@@ -1,0 +1,71 @@
+# MicroPython streams: USB CDC / stdio (sys.stdin/stdout.buffer) and machine.UART; serve().
+import sys
+import select
+
+import micropython
+
+from tinymcp.channel import Channel
+
+
+class StdioStream:
+    # USB CDC on boards, the terminal on the unix port. Reads byte by byte while input is
+    # ready, because stdin's readinto() blocks until its buffer is full.
+    def __init__(self, size=64):
+        self.rx = sys.stdin.buffer
+        self.tx = sys.stdout.buffer
+        self.buf = bytearray(size)
+        self.one = bytearray(1)
+        self.poller = select.poll()
+        self.poller.register(sys.stdin, select.POLLIN)
+
+    def recv(self, timeout_ms):
+        n = 0
+        size = len(self.buf)
+        while n < size:
+            ready = False
+            for _obj, event in self.poller.ipoll(timeout_ms if n == 0 else 0):
+                ready = event & select.POLLIN or event & (select.POLLHUP | select.POLLERR)
+            if not ready:
+                break
+            if not self.rx.readinto(self.one):
+                return n if n else -1
+            self.buf[n] = self.one[0]
+            n += 1
+        return n
+
+    def send(self, frame):
+        self.tx.write(frame)
+        self.tx.write(b"\n")
+
+
+class UARTStream:
+    # A machine.UART (built by the board file, so this module never imports machine).
+    def __init__(self, uart, size=256):
+        self.uart = uart
+        self.buf = bytearray(size)
+        self.view = memoryview(self.buf)
+        self.poller = select.poll()
+        self.poller.register(uart, select.POLLIN)
+
+    def recv(self, timeout_ms):
+        for _obj, _event in self.poller.ipoll(timeout_ms):
+            pass
+        waiting = self.uart.any()
+        if not waiting:
+            return 0
+        n = self.uart.readinto(self.buf, min(waiting, len(self.buf)))
+        return n or 0
+
+    def send(self, frame):
+        self.uart.write(frame)
+        self.uart.write(b"\n")
+
+
+def serve(server, stream=None, max_frame=None):
+    # Ctrl-C is off while serving so 0x03 reaches the framer, which ends serving on it:
+    # mpremote's interrupt then lands the board in the REPL as usual.
+    micropython.kbd_intr(-1)
+    try:
+        return Channel(server, stream or StdioStream(), max_frame).run()
+    finally:
+        micropython.kbd_intr(3)

@@ -1,0 +1,84 @@
+# One byte stream carrying one MCP session: bytes -> frames -> Server.handle -> frames out.
+#
+# A port supplies the stream: .buf (a bytearray), .recv(timeout_ms) -> bytes placed at the
+# start of .buf (0 on timeout, -1 at end of input) and .send(frame) writing frame + b"\n".
+from tinymcp import framing
+from tinymcp.clock import ticks_ms, ticks_diff
+from tinymcp.jsonrpc import error_frame, INVALID_REQUEST
+
+
+class Channel:
+    poll_ms = 200  # how often subscribed resources are checked for changes
+
+    def __init__(self, server, stream, max_frame=None):
+        self.server = server
+        self.stream = stream
+        self.framer = framing.LineFramer(max_frame)
+        self.pos = 0
+        self.end = 0
+        self.stopped = None
+        self._oversize = error_frame(None, INVALID_REQUEST, "Invalid Request: frame longer than "
+                                     + str(self.framer.max_frame) + " bytes, discarded")
+        server.write = stream.send
+        server.pump = self.pump
+
+    def run(self):
+        # Serve until the input ends ("eof") or a 0x03 byte arrives ("interrupt").
+        server = self.server
+        stream = self.stream
+        last_poll = ticks_ms()
+        while self.stopped is None:
+            n = stream.recv(self.poll_ms)
+            if n < 0:
+                self.stopped = "eof"
+                break
+            self.pos = 0
+            self.end = n
+            self._drain()
+            while server.backlog and self.stopped is None:
+                self._dispatch(server.backlog.pop(0))
+            now = ticks_ms()
+            if ticks_diff(now, last_poll) >= self.poll_ms:
+                last_poll = now
+                server.poll()
+        server.write = None
+        server.pump = None
+        return self.stopped
+
+    def _drain(self):
+        # Frames from the unread part of stream.buf; self.pos moves before each dispatch, so
+        # a handler that pumps continues from the right place.
+        framer = self.framer
+        buf = self.stream.buf
+        while self.pos < self.end and self.stopped is None:
+            self.pos = framer.feed(buf, self.pos, self.end)
+            event = framer.event
+            if event == framing.FRAME:
+                self._dispatch(framer.frame())
+            elif event == framing.OVERSIZE:
+                self.stream.send(self._oversize)
+            elif event == framing.INTERRUPT:
+                self.stopped = "interrupt"
+
+    def _dispatch(self, frame):
+        server = self.server
+        if server.busy:
+            server.interject(frame)
+            return
+        out = server.handle(frame)
+        if out is not None:
+            self.stream.send(out)
+
+    def pump(self, timeout_ms):
+        # Called from inside a handler: route whatever input is waiting (cancellations,
+        # responses to our requests, pings); other requests are queued for later.
+        if self.stopped is not None:
+            return
+        if self.pos >= self.end:
+            n = self.stream.recv(timeout_ms)
+            if n < 0:
+                self.stopped = "eof"
+                return
+            self.pos = 0
+            self.end = n
+        self._drain()

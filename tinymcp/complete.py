@@ -1,0 +1,34 @@
+# completion/complete: values for a prompt argument or a resource-template variable.
+from tinymcp.jsonrpc import RpcError, INVALID_PARAMS
+
+MAX_VALUES = 100
+
+
+def complete(server, params):
+    ref = params.get("ref")
+    arg = params.get("argument")
+    if type(ref) is not dict or type(arg) is not dict or type(arg.get("name")) is not str:
+        raise RpcError(INVALID_PARAMS, "Invalid params: ref and argument {name, value} required")
+    value = arg.get("value", "")
+    if type(value) is not str:
+        raise RpcError(INVALID_PARAMS, "Invalid params: argument value must be a string")
+    kind = ref.get("type")
+    source = None
+    if kind == "ref/prompt" and server.prompts is not None:
+        source = server.prompts.find(ref.get("name"))
+    elif kind == "ref/resource" and server.resources is not None:
+        source = server.resources.template(ref.get("uri"))
+    if source is None:
+        raise RpcError(INVALID_PARAMS, "Invalid params: unknown " + str(kind) + " reference")
+    completer = source.complete.get(arg["name"])
+    context = params.get("context")
+    known = context.get("arguments") if type(context) is dict else None
+    if completer is None:
+        values = []
+    elif callable(completer):
+        values = list(completer(value, known or {}))
+    else:
+        values = [str(v) for v in completer if str(v).startswith(value)]
+    total = len(values)
+    return {"completion": {"values": values[:MAX_VALUES], "total": total,
+                           "hasMore": total > MAX_VALUES}}

@@ -1,0 +1,77 @@
+# JSON-RPC 2.0 envelope: error codes, the one JSON codec of the core, frame encoding.
+import json
+
+try:
+    from micropython import const
+except ImportError:
+    def const(x):
+        return x
+
+PARSE_ERROR = const(-32700)
+INVALID_REQUEST = const(-32600)
+METHOD_NOT_FOUND = const(-32601)
+INVALID_PARAMS = const(-32602)
+INTERNAL_ERROR = const(-32603)
+RESOURCE_NOT_FOUND = const(-32002)
+
+
+class RpcError(Exception):
+    # Raised by a handler to answer with a JSON-RPC error instead of a result.
+    def __init__(self, code, message, data=None):
+        Exception.__init__(self, message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+try:
+    json.dumps(0, separators=(",", ":"))
+    _SEPARATORS = (",", ":")
+except TypeError:  # older MicroPython: default separators, still valid JSON
+    _SEPARATORS = None
+
+
+def dumps(obj):
+    # -> bytes of one line. MicroPython's json leaves "\n" raw inside strings; structural
+    # whitespace never contains one, so escaping every newline is exact.
+    text = json.dumps(obj, separators=_SEPARATORS) if _SEPARATORS else json.dumps(obj)
+    if "\n" in text:
+        text = text.replace("\n", "\\n")
+    return text.encode()
+
+
+try:
+    json.loads(memoryview(b"0"))
+    loads = json.loads  # MicroPython parses any buffer in place
+except TypeError:
+    def loads(frame):
+        # CPython wants bytes or str, not a memoryview of the line buffer.
+        if type(frame) is memoryview:
+            frame = bytes(frame)
+        return json.loads(frame)
+
+
+def result_frame(id, result):
+    if type(result) is bytes:  # a result encoded once and reused
+        return b'{"jsonrpc":"2.0","id":' + dumps(id) + b',"result":' + result + b"}"
+    return dumps({"jsonrpc": "2.0", "id": id, "result": result})
+
+
+def error_frame(id, code, message, data=None):
+    err = {"code": code, "message": message}
+    if data is not None:
+        err["data"] = data
+    return dumps({"jsonrpc": "2.0", "id": id, "error": err})
+
+
+def notification_frame(method, params=None):
+    if params is None:
+        return dumps({"jsonrpc": "2.0", "method": method})
+    return dumps({"jsonrpc": "2.0", "method": method, "params": params})
+
+
+def request_frame(id, method, params=None):
+    msg = {"jsonrpc": "2.0", "id": id, "method": method}
+    if params is not None:
+        msg["params"] = params
+    return dumps(msg)

@@ -1,0 +1,477 @@
+# The MCP server: lifecycle, dispatch, notifications. Tools, resources and prompts load on first use.
+from tinymcp import jsonrpc
+from tinymcp.jsonrpc import (RpcError, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS,
+                             INTERNAL_ERROR, PARSE_ERROR)
+
+# Newest first. A session's "era" counts up from the oldest: 0 = 2024-11-05 ... 3 = 2025-11-25.
+VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+LATEST = VERSIONS[0]
+LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+_EMPTY = b"{}"
+
+
+class Context:
+    # What a running handler may use: progress, logging, cancellation, requests to the client.
+    # One per server, reset for every request: handlers run one at a time.
+
+    def __init__(self, server):
+        self.server = server
+        self.request_id = None
+        self.progress_token = None
+        self._cancelled = False
+
+    @property
+    def cancelled(self):
+        # Reading input here lets a notifications/cancelled arrive while a long tool runs.
+        server = self.server
+        if not self._cancelled and server.pump:
+            server.pump(0)
+        return self._cancelled
+
+    def progress(self, progress, total=None, message=None):
+        if self.progress_token is None:
+            return
+        params = {"progressToken": self.progress_token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None and self.server.era >= 1:
+            params["message"] = message
+        self.server.notify("notifications/progress", params)
+        if self.server.pump:
+            self.server.pump(0)
+
+    def log(self, level, data, logger=None):
+        self.server.log(level, data, logger)
+
+    def request(self, method, params=None, timeout_ms=60000):
+        # Send a request to the client (sampling, elicitation, roots) and wait for its answer.
+        return self.server.request(method, params, timeout_ms)
+
+
+class Server:
+    page_size = 50          # items per tools/resources/prompts list page
+    client_timeout_ms = 60000
+
+    def __init__(self, name, version, title=None, instructions=None):
+        info = {"name": name, "version": version}
+        if title:
+            info["title"] = title
+        self.info = info
+        self.instructions = instructions
+        self.tools = None       # registries, created with their first entry
+        self.resources = None
+        self.prompts = None
+        self.write = None       # set by a channel: sends one encoded frame
+        self.pump = None        # set by a channel: reads and routes input while a handler runs
+        self.outbox = []        # frames sent while no channel is attached (tests)
+        self.backlog = []       # requests that arrived while a handler was busy
+        self.ctx = Context(self)
+        self.busy = False
+        self.has_completions = False
+        self._cache = {}        # encoded static results; cleared whenever a registry changes
+        self._waiting = {}      # id of a request we sent -> its response, once it arrives
+        self._next_id = 0
+        self._reset_session()
+
+    def _reset_session(self):
+        self.initialized = False   # initialize answered: requests are served
+        self.ready = False         # notifications/initialized received
+        self.version = None
+        self.era = len(VERSIONS) - 1
+        self.client_capabilities = {}
+        self.log_level = 1         # info, until the client sets one
+        self.subscriptions = {}    # uri -> last value seen by the resource's watch
+
+    # -- registration -------------------------------------------------------------------
+
+    def tool(self, name, description=None, inputs=None, outputs=None, title=None,
+             read_only=None, destructive=None, idempotent=None, open_world=None, ctx=False):
+        # Decorator: the function gets the validated arguments as keywords (and ctx=Context).
+        def register(fn):
+            if self.tools is None:
+                from tinymcp.tools import Tools
+                self.tools = Tools()
+            annotations = {}
+            for key, value in (("readOnlyHint", read_only), ("destructiveHint", destructive),
+                               ("idempotentHint", idempotent), ("openWorldHint", open_world)):
+                if value is not None:
+                    annotations[key] = value
+            self.tools.add(fn, name, description, inputs, outputs, title, annotations, ctx)
+            self.changed("tools")
+            return fn
+        return register
+
+    def resource(self, uri, name, description=None, mime=None, title=None, watch=None,
+                 complete=None):
+        # Decorator: a static resource, or a template when the uri has {variables}.
+        def register(fn):
+            if self.resources is None:
+                from tinymcp.resources import Resources
+                self.resources = Resources()
+            self.resources.add(fn, uri, name, description, mime, title, watch, complete)
+            if complete:
+                self.has_completions = True
+            self.changed("resources")
+            return fn
+        return register
+
+    def prompt(self, name, description=None, args=None, title=None, complete=None):
+        # Decorator: args is {"name": "description", "optional?": "description"}.
+        def register(fn):
+            if self.prompts is None:
+                from tinymcp.prompts import Prompts
+                self.prompts = Prompts()
+            self.prompts.add(fn, name, description, args, title, complete)
+            if complete:
+                self.has_completions = True
+            self.changed("prompts")
+            return fn
+        return register
+
+    def remove(self, kind, key):
+        # Remove a tool/prompt by name or a resource by uri; tells the client.
+        registry = getattr(self, kind)
+        if registry is not None and registry.remove(key):
+            self.changed(kind)
+
+    def changed(self, kind):
+        self._cache = {}
+        if self.initialized:
+            self.notify("notifications/" + kind + "/list_changed")
+
+    # -- output ---------------------------------------------------------------------------
+
+    def send(self, frame):
+        if self.write is not None:
+            self.write(frame)
+        else:
+            self.outbox.append(frame)
+
+    def notify(self, method, params=None):
+        self.send(jsonrpc.notification_frame(method, params))
+
+    def log(self, level, data, logger=None):
+        # notifications/message, when the level passes the client's filter.
+        try:
+            rank = LEVELS.index(level)
+        except ValueError:
+            rank = 3
+        if not self.initialized or rank < self.log_level:
+            return
+        params = {"level": level, "data": data}
+        if logger:
+            params["logger"] = logger
+        self.notify("notifications/message", params)
+
+    def resource_updated(self, uri):
+        if uri in self.subscriptions:
+            self.notify("notifications/resources/updated", {"uri": uri})
+
+    def poll(self):
+        # Called by the serve loop when idle: report subscribed resources whose watch changed.
+        subs = self.subscriptions
+        if not subs or self.resources is None:
+            return
+        for uri in subs:
+            found = self.resources.resolve(uri)
+            if found is None or found[0].watch is None:
+                continue
+            try:
+                value = found[0].watch(**found[1])
+            except Exception:
+                continue
+            if value != subs[uri]:
+                subs[uri] = value
+                self.notify("notifications/resources/updated", {"uri": uri})
+
+    def request(self, method, params=None, timeout_ms=None):
+        # A request to the client, answered through the pump; returns the result or raises.
+        if self.pump is None:
+            raise RpcError(INTERNAL_ERROR, "no client connection to send " + method)
+        self._next_id += 1
+        rid = self._next_id
+        self._waiting[rid] = None
+        self.send(jsonrpc.request_frame(rid, method, params))
+        from tinymcp.clock import ticks_ms, ticks_diff
+        start = ticks_ms()
+        limit = timeout_ms or self.client_timeout_ms
+        try:
+            while self._waiting[rid] is None:
+                left = limit - ticks_diff(ticks_ms(), start)
+                if left <= 0 or self.ctx._cancelled:
+                    raise RpcError(INTERNAL_ERROR, method + " got no answer from the client")
+                self.pump(left if left < 100 else 100)
+            reply = self._waiting[rid]
+        finally:
+            del self._waiting[rid]
+        if "error" in reply:
+            err = reply["error"] if type(reply["error"]) is dict else {}
+            raise RpcError(err.get("code", INTERNAL_ERROR), err.get("message", "client error"),
+                           err.get("data"))
+        return reply.get("result")
+
+    # -- input ----------------------------------------------------------------------------
+
+    def handle(self, frame):
+        # One frame in, the encoded answer out (None for notifications and responses).
+        try:
+            msg = jsonrpc.loads(frame)
+        except Exception:  # ValueError or UnicodeError, by runtime
+            return jsonrpc.error_frame(None, PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
+        if type(msg) is not dict:
+            why = "batches are not supported" if type(msg) is list else "expected a JSON object"
+            return jsonrpc.error_frame(None, INVALID_REQUEST, "Invalid Request: " + why)
+        rid = msg.get("id")
+        good_id = type(rid) is int or type(rid) is str
+        if msg.get("jsonrpc") != "2.0":
+            return jsonrpc.error_frame(rid if good_id else None, INVALID_REQUEST,
+                                       'Invalid Request: "jsonrpc" must be "2.0"')
+        method = msg.get("method")
+        if method is None and ("result" in msg or "error" in msg):
+            if good_id and rid in self._waiting:
+                self._waiting[rid] = msg
+            return None
+        if type(method) is not str:
+            return jsonrpc.error_frame(rid if good_id else None, INVALID_REQUEST,
+                                       'Invalid Request: "method" must be a string')
+        params = msg.get("params")
+        if params is None:
+            params = {}
+        if "id" not in msg:
+            if type(params) is dict:
+                self._notification(method, params)
+            return None
+        if not good_id:
+            return jsonrpc.error_frame(None, INVALID_REQUEST,
+                                       'Invalid Request: "id" must be a string or an integer')
+        if type(params) is not dict:
+            return jsonrpc.error_frame(rid, INVALID_PARAMS, 'Invalid params: "params" must be an object')
+        return self._request(rid, method, params)
+
+    def _request(self, rid, method, params):
+        fn = _METHODS.get(method)
+        if fn is None:
+            return jsonrpc.error_frame(rid, METHOD_NOT_FOUND, "Method not found: " + method)
+        if not self.initialized and method != "initialize" and method != "ping":
+            return jsonrpc.error_frame(rid, INVALID_REQUEST,
+                                       "Server not initialized: send initialize first")
+        ctx = self.ctx
+        ctx.request_id = rid
+        ctx._cancelled = False
+        meta = params.get("_meta")
+        ctx.progress_token = meta.get("progressToken") if type(meta) is dict else None
+        self.busy = True
+        try:
+            result = fn(self, params)
+        except RpcError as e:
+            return jsonrpc.error_frame(rid, e.code, e.message, e.data)
+        except Exception as e:
+            return jsonrpc.error_frame(rid, INTERNAL_ERROR, "Internal error: " + _describe(e))
+        finally:
+            self.busy = False
+            ctx.request_id = None
+        if ctx._cancelled:
+            return None  # the client gave up on it: no response
+        return jsonrpc.result_frame(rid, result)
+
+    def interject(self, frame):
+        # A frame that arrived while a handler runs: cancellations, responses and pings are
+        # served now, other requests wait in the backlog.
+        try:
+            msg = jsonrpc.loads(frame)
+        except Exception:
+            msg = None
+        if type(msg) is dict:
+            method = msg.get("method")
+            if method is None or "id" not in msg:
+                self.handle(frame)
+                return
+            if method == "ping":
+                self.send(self.handle(frame))
+                return
+        self.backlog.append(bytes(frame))
+
+    def _notification(self, method, params):
+        if method == "notifications/cancelled":
+            if self.busy and params.get("requestId") == self.ctx.request_id:
+                self.ctx._cancelled = True
+        elif method == "notifications/initialized":
+            self.ready = True
+
+    # -- helpers for handlers ------------------------------------------------------------
+
+    def cached(self, key, build):
+        # An encoded result, built once per registry state and protocol era.
+        out = self._cache.get(key)
+        if out is None:
+            out = jsonrpc.dumps(build(self))
+            self._cache[key] = out
+        return out
+
+    def page(self, key, items, params):
+        # One page of a list result, cached; the cursor is the index of its first item.
+        cursor = params.get("cursor")
+        start = 0
+        if cursor is not None:
+            if type(cursor) is not str or not cursor.isdigit() or int(cursor) >= len(items):
+                raise RpcError(INVALID_PARAMS, "Invalid params: unknown cursor")
+            start = int(cursor)
+        name = key if start == 0 else key + str(start)
+        out = self._cache.get(name)
+        if out is None:
+            end = start + self.page_size
+            era = self.era
+            body = {key: [item.describe(era) for item in items[start:end]]}
+            if end < len(items):
+                body["nextCursor"] = str(end)
+            out = jsonrpc.dumps(body)
+            self._cache[name] = out
+        return out
+
+    def capabilities(self):
+        caps = {"logging": {}}
+        if self.tools is not None:
+            caps["tools"] = {"listChanged": True}
+        if self.resources is not None:
+            caps["resources"] = {"subscribe": True, "listChanged": True}
+        if self.prompts is not None:
+            caps["prompts"] = {"listChanged": True}
+        if self.has_completions and self.era >= 1:
+            caps["completions"] = {}
+        return caps
+
+
+def _describe(e):
+    text = str(e)
+    return text if text else e.__class__.__name__
+
+
+def _need(params, key, kind, what):
+    value = params.get(key)
+    if type(value) is not kind:
+        raise RpcError(INVALID_PARAMS, "Invalid params: " + what)
+    return value
+
+
+def _registry(server, kind):
+    registry = getattr(server, kind)
+    if registry is None:
+        raise RpcError(METHOD_NOT_FOUND, "Method not found: this server has no " + kind)
+    return registry
+
+
+# -- method handlers: fn(server, params) -> result (a dict or pre-encoded bytes) ----------
+
+def _initialize(server, params):
+    asked = _need(params, "protocolVersion", str, '"protocolVersion" must be a string')
+    previous = server.version
+    server._reset_session()
+    version = asked if asked in VERSIONS else LATEST
+    era = len(VERSIONS) - 1 - VERSIONS.index(version)
+    if version != previous:
+        server._cache = {}  # cached results are written for one protocol version
+    server.version = version
+    server.era = era
+    caps = params.get("capabilities")
+    server.client_capabilities = caps if type(caps) is dict else {}
+    server.initialized = True
+    return server.cached("initialize", _initialize_result)
+
+
+def _initialize_result(server):
+    info = server.info
+    if server.era < 2 and "title" in info:
+        info = {"name": info["name"], "version": info["version"]}
+    result = {"protocolVersion": server.version, "capabilities": server.capabilities(),
+              "serverInfo": info}
+    if server.instructions:
+        result["instructions"] = server.instructions
+    return result
+
+
+def _ping(server, params):
+    return _EMPTY
+
+
+def _set_level(server, params):
+    level = params.get("level")
+    if level not in LEVELS:
+        raise RpcError(INVALID_PARAMS, "Invalid params: level must be one of " + ", ".join(LEVELS))
+    server.log_level = LEVELS.index(level)
+    return _EMPTY
+
+
+def _tools_list(server, params):
+    return server.page("tools", _registry(server, "tools").items, params)
+
+
+def _tools_call(server, params):
+    tools = _registry(server, "tools")
+    name = _need(params, "name", str, '"name" must be a string')
+    tool = tools.find(name)
+    if tool is None:
+        raise RpcError(INVALID_PARAMS, "Unknown tool: " + name)
+    args = params.get("arguments")
+    if args is None:
+        args = {}
+    return tools.call(tool, args, server.ctx, server.era)
+
+
+def _resources_list(server, params):
+    return server.page("resources", _registry(server, "resources").static, params)
+
+
+def _templates_list(server, params):
+    return server.page("resourceTemplates", _registry(server, "resources").templates, params)
+
+
+def _resources_read(server, params):
+    uri = _need(params, "uri", str, '"uri" must be a string')
+    return _registry(server, "resources").read(uri)
+
+
+def _subscribe(server, params):
+    uri = _need(params, "uri", str, '"uri" must be a string')
+    found = _registry(server, "resources").lookup(uri)
+    watch = found[0].watch
+    server.subscriptions[uri] = watch(**found[1]) if watch else None
+    return _EMPTY
+
+
+def _unsubscribe(server, params):
+    uri = _need(params, "uri", str, '"uri" must be a string')
+    _registry(server, "resources")
+    if uri in server.subscriptions:
+        del server.subscriptions[uri]
+    return _EMPTY
+
+
+def _prompts_list(server, params):
+    return server.page("prompts", _registry(server, "prompts").items, params)
+
+
+def _prompts_get(server, params):
+    name = _need(params, "name", str, '"name" must be a string')
+    return _registry(server, "prompts").get(name, params.get("arguments"))
+
+
+def _complete(server, params):
+    from tinymcp.complete import complete
+    return complete(server, params)
+
+
+_METHODS = {
+    "initialize": _initialize,
+    "ping": _ping,
+    "logging/setLevel": _set_level,
+    "tools/list": _tools_list,
+    "tools/call": _tools_call,
+    "resources/list": _resources_list,
+    "resources/templates/list": _templates_list,
+    "resources/read": _resources_read,
+    "resources/subscribe": _subscribe,
+    "resources/unsubscribe": _unsubscribe,
+    "prompts/list": _prompts_list,
+    "prompts/get": _prompts_get,
+    "completion/complete": _complete,
+}

@@ -1,0 +1,1 @@
+# Host programs (CPython only), installed as tinymcp.host: the bridge, deploy, benchmarks.
