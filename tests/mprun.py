@@ -6,7 +6,6 @@ import os
 import sys
 
 sys.path.insert(0, ".")
-sys.path.insert(0, "tests")
 
 
 def modules(target):
@@ -21,8 +20,6 @@ def main(targets):
     for target in targets:
         for path in modules(target):
             name = path[:-3].replace("/", ".")
-            if name.startswith("tests."):
-                name = name[6:]
             module = __import__(name, None, None, ("x",))
             for attr in sorted(dir(module)):
                 if not attr.startswith("test_"):

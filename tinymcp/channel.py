@@ -35,15 +35,21 @@ class Channel:
             self.pos = 0
             self.end = n
             self._drain()
-            while server.backlog and self.stopped is None:
-                self._dispatch(server.backlog.pop(0))
+            self._serve_backlog()
             now = ticks_ms()
             if ticks_diff(now, last_poll) >= self.poll_ms:
                 last_poll = now
                 server.poll()
+        if self.stopped == "eof":
+            self._serve_backlog()  # the client may close its side right after its last request
         server.write = None
         server.pump = None
         return self.stopped
+
+    def _serve_backlog(self):
+        backlog = self.server.backlog
+        while backlog and self.stopped != "interrupt":
+            self._dispatch(backlog.pop(0))
 
     def _drain(self):
         # Frames from the unread part of stream.buf; self.pos moves before each dispatch, so

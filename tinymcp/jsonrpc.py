@@ -18,7 +18,7 @@ RESOURCE_NOT_FOUND = const(-32002)
 class RpcError(Exception):
     # Raised by a handler to answer with a JSON-RPC error instead of a result.
     def __init__(self, code, message, data=None):
-        Exception.__init__(self, message)
+        super().__init__(message)
         self.code = code
         self.message = message
         self.data = data

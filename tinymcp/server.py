@@ -426,21 +426,22 @@ def _templates_list(server, params):
 
 
 def _resources_read(server, params):
-    uri = _need(params, "uri", str, '"uri" must be a string')
-    return _registry(server, "resources").read(uri)
+    resources = _registry(server, "resources")
+    return resources.read(_need(params, "uri", str, '"uri" must be a string'))
 
 
 def _subscribe(server, params):
+    resources = _registry(server, "resources")
     uri = _need(params, "uri", str, '"uri" must be a string')
-    found = _registry(server, "resources").lookup(uri)
+    found = resources.lookup(uri)
     watch = found[0].watch
     server.subscriptions[uri] = watch(**found[1]) if watch else None
     return _EMPTY
 
 
 def _unsubscribe(server, params):
-    uri = _need(params, "uri", str, '"uri" must be a string')
     _registry(server, "resources")
+    uri = _need(params, "uri", str, '"uri" must be a string')
     if uri in server.subscriptions:
         del server.subscriptions[uri]
     return _EMPTY
@@ -451,8 +452,8 @@ def _prompts_list(server, params):
 
 
 def _prompts_get(server, params):
-    name = _need(params, "name", str, '"name" must be a string')
-    return _registry(server, "prompts").get(name, params.get("arguments"))
+    prompts = _registry(server, "prompts")
+    return prompts.get(_need(params, "name", str, '"name" must be a string'), params.get("arguments"))
 
 
 def _complete(server, params):

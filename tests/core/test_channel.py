@@ -1,0 +1,49 @@
+# The serve loop core: bytes in, frames out, oversize and garbage answered, 0x03 ends serving.
+from tests.core.support import FakeStream, frame
+from tinymcp import Server
+from tinymcp.channel import Channel
+
+
+def serve(chunks, max_frame=256):
+    server = Server("ch", "0")
+    server.tool("hello", "Says hello")(lambda: "hello")
+    stream = FakeStream(chunks, size=16)
+    reason = Channel(server, stream, max_frame).run()
+    return reason, stream.sent
+
+
+def init():
+    return frame("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}}, id=0) + b"\n"
+
+
+def test_a_session_through_a_byte_stream():
+    call = frame("tools/call", {"name": "hello"}, id=1) + b"\n"
+    reason, sent = serve([init() + call])
+    assert reason == "eof"
+    assert sent[0]["result"]["protocolVersion"] == "2025-06-18"
+    assert sent[1]["result"]["content"] == [{"type": "text", "text": "hello"}]
+
+
+def test_oversize_frame_gets_a_null_id_error_and_the_next_request_is_served():
+    huge = b'{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":"' + b"a" * 5000 + b'"}}\n'
+    reason, sent = serve([init(), huge, frame("ping", id=2) + b"\n"])
+    assert sent[1]["id"] is None and sent[1]["error"]["code"] == -32600
+    assert "256" in sent[1]["error"]["message"]
+    assert sent[2] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+
+
+def test_garbage_and_invalid_utf8_are_answered_and_serving_continues():
+    reason, sent = serve([init(), b"\xff\xfe\xfd\n", b"}{\n", frame("ping", id=3) + b"\n"])
+    assert [m.get("error", {}).get("code") for m in sent[1:3]] == [-32700, -32700]
+    assert sent[3]["id"] == 3
+
+
+def test_interrupt_byte_ends_serving():
+    reason, sent = serve([init(), b"\x03", frame("ping", id=3) + b"\n"])
+    assert reason == "interrupt"
+    assert len(sent) == 1
+
+
+def test_quiet_periods_poll_and_keep_serving():
+    reason, sent = serve([None, init(), None, None, frame("ping", id=4) + b"\n"])
+    assert reason == "eof" and sent[-1]["id"] == 4

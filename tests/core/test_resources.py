@@ -1,0 +1,127 @@
+# Resources: exact URIs and templates (no path semantics), reads, subscriptions, list changes.
+import binascii
+
+from tests.core.support import error, frame, initialize, notifications, result
+from tinymcp import Server
+
+
+def board():
+    server = Server("res", "0")
+    state = {"t": 21.5}
+
+    @server.resource("sensor://temperature", "temperature", "Latest reading",
+                     mime="application/json", title="Temperature", watch=lambda: state["t"])
+    def temperature():
+        return {"celsius": state["t"]}
+
+    @server.resource("file://notes.txt", "notes", mime="text/plain")
+    def notes():
+        return "hello"
+
+    @server.resource("blob://calibration", "calibration")
+    def calibration():
+        return b"\x00\x01\xfe\xff"
+
+    @server.resource("sensor://adc/{channel}/raw", "adc", "One ADC channel",
+                     mime="application/json", complete={"channel": ("0", "1", "2", "3")})
+    def adc(channel):
+        return {"channel": channel}
+
+    server.state = state
+    initialize(server)
+    return server
+
+
+def test_lists_static_resources_and_templates_separately():
+    server = board()
+    listed = result(server, "resources/list")["resources"]
+    assert [r["uri"] for r in listed] == ["sensor://temperature", "file://notes.txt",
+                                          "blob://calibration"]
+    assert listed[0] == {"uri": "sensor://temperature", "name": "temperature",
+                         "title": "Temperature", "description": "Latest reading",
+                         "mimeType": "application/json"}
+    templates = result(server, "resources/templates/list")["resourceTemplates"]
+    assert templates == [{"uriTemplate": "sensor://adc/{channel}/raw", "name": "adc",
+                          "description": "One ADC channel", "mimeType": "application/json"}]
+
+
+def test_read_text_json_and_blob():
+    server = board()
+    text = result(server, "resources/read", {"uri": "file://notes.txt"})["contents"]
+    assert text == [{"uri": "file://notes.txt", "mimeType": "text/plain", "text": "hello"}]
+    data = result(server, "resources/read", {"uri": "sensor://temperature"})["contents"][0]
+    assert data["mimeType"] == "application/json" and data["text"] == '{"celsius":21.5}'
+    blob = result(server, "resources/read", {"uri": "blob://calibration"})["contents"][0]
+    assert binascii.a2b_base64(blob["blob"]) == b"\x00\x01\xfe\xff"
+    assert blob["mimeType"] == "application/octet-stream" and "text" not in blob
+
+
+def test_templates_match_whole_segments_and_percent_decode():
+    server = board()
+    read = result(server, "resources/read", {"uri": "sensor://adc/2/raw"})
+    assert read["contents"][0]["uri"] == "sensor://adc/2/raw"
+    assert read["contents"][0]["text"] == '{"channel":"2"}'
+    read = result(server, "resources/read", {"uri": "sensor://adc/a%20b/raw"})
+    assert read["contents"][0]["text"] == '{"channel":"a b"}'
+
+
+def test_unknown_and_traversal_uris_are_not_found():
+    server = board()
+    for uri in ("sensor://nope", "sensor://adc//raw", "sensor://adc/../../etc/passwd/raw",
+                "sensor://adc/1/raw/extra", "file://../notes.txt", "file://notes.txt/",
+                "SENSOR://temperature", ""):
+        err = error(server, "resources/read", {"uri": uri})
+        assert err["code"] == -32002, uri
+        assert err["data"] == {"uri": uri}
+
+
+def test_subscribed_resources_report_changes_from_the_serve_loop():
+    server = board()
+    assert result(server, "resources/subscribe", {"uri": "sensor://temperature"}) == {}
+    notifications(server)
+    server.poll()
+    assert notifications(server) == []  # unchanged: nothing to say
+    server.state["t"] = 22.0
+    server.poll()
+    updates = notifications(server, "notifications/resources/updated")
+    assert [u["params"] for u in updates] == [{"uri": "sensor://temperature"}]
+    server.poll()
+    assert notifications(server) == []
+    result(server, "resources/unsubscribe", {"uri": "sensor://temperature"})
+    server.state["t"] = 23.0
+    server.poll()
+    assert notifications(server) == []
+
+
+def test_resource_updated_pushes_only_to_subscribers():
+    server = board()
+    server.resource_updated("file://notes.txt")
+    assert notifications(server) == []
+    result(server, "resources/subscribe", {"uri": "file://notes.txt"})
+    server.resource_updated("file://notes.txt")
+    assert len(notifications(server, "notifications/resources/updated")) == 1
+
+
+def test_subscribing_to_an_unknown_resource_is_not_found():
+    assert error(board(), "resources/subscribe", {"uri": "sensor://nope"})["code"] == -32002
+
+
+def test_template_uris_can_be_subscribed():
+    server = board()
+    assert result(server, "resources/subscribe", {"uri": "sensor://adc/1/raw"}) == {}
+
+
+def test_adding_a_resource_after_initialize_announces_list_changed():
+    server = board()
+    notifications(server)
+    server.resource("x://new", "new")(lambda: "n")
+    assert len(notifications(server, "notifications/resources/list_changed")) == 1
+
+
+def test_a_new_session_forgets_subscriptions():
+    server = board()
+    result(server, "resources/subscribe", {"uri": "sensor://temperature"})
+    initialize(server)
+    server.state["t"] = 30.0
+    server.poll()
+    assert notifications(server, "notifications/resources/updated") == []

@@ -1,0 +1,63 @@
+# What every driver shares: SensorError, turning bus faults into advice, sleeps, watches.
+import time
+
+try:
+    sleep_ms = time.sleep_ms
+except AttributeError:  # CPython
+    def sleep_ms(ms):
+        time.sleep(ms / 1000)
+
+from tinymcp.clock import ticks_ms, ticks_diff
+
+# errno values as MicroPython's ports raise them (numbers, so no errno module is needed).
+EIO = 5
+ENODEV = 19
+ETIMEDOUT = 110
+ETIMEDOUT_ALT = 116  # newlib/lwIP numbering on some ports
+
+
+class SensorError(Exception):
+    # A device fault, worded for the person at the bench: what failed and what to check.
+    pass
+
+
+def hexaddr(address):
+    return "0x%02x" % address
+
+
+def bus_fault(err, what, wiring=""):
+    # An OSError from a bus call -> a SensorError saying what to check. `what` names the
+    # device ("BME280 at 0x76"); `wiring` is a hint the board file can give (pins, pull-ups).
+    code = err.args[0] if err.args and type(err.args[0]) is int else None
+    hint = (" (" + wiring + ")") if wiring else ""
+    if code == ENODEV or code == EIO:
+        text = (what + " did not answer on the I2C bus (NACK): check its power, the SDA/SCL "
+                "wiring" + hint + ", the pull-up resistors and the address it is strapped to")
+    elif code == ETIMEDOUT or code == ETIMEDOUT_ALT:
+        text = (what + ": the I2C bus timed out; a device may be holding SDA or SCL low. "
+                "Power-cycle the sensor and check the wiring" + hint + " and pull-ups")
+    else:
+        text = what + ": bus error " + (str(code) if code is not None else str(err)) + hint
+    return SensorError(text)
+
+
+class Throttled:
+    # A resource watch that reads a device at most every `every_ms`: the serve loop polls
+    # subscriptions five times a second, far more often than a sensor is worth waking.
+    # `key(reading)` picks the comparable value; a failing read compares as None.
+    def __init__(self, read, key, every_ms=1000):
+        self.read = read
+        self.key = key
+        self.every_ms = every_ms
+        self.at = None
+        self.value = None
+
+    def __call__(self, **_vars):
+        now = ticks_ms()
+        if self.at is None or ticks_diff(now, self.at) >= self.every_ms:
+            self.at = now
+            try:
+                self.value = self.key(self.read())
+            except Exception:
+                self.value = None
+        return self.value
