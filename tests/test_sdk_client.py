@@ -1,0 +1,64 @@
+# The official MCP Python SDK (2.x, auto mode) against the simulated board on both runtimes.
+import warnings
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tests.board_process import REPO, board_command, board_env
+
+
+def sdk_client(runtime, **kwargs):
+    cmd = board_command(runtime)
+    params = StdioServerParameters(command=cmd[0], args=cmd[1:], cwd=REPO, env=board_env())
+    return Client(params, mode="auto", **kwargs)
+
+
+@pytest.mark.parametrize("runtime", ["python", "micropython"])
+def test_sdk_client_lists_calls_reads_and_subscribes(runtime):
+    updates = []
+
+    async def on_message(message):
+        root = getattr(message, "root", message)
+        if getattr(root, "method", None) == "notifications/resources/updated":
+            updates.append(root.params.uri)
+
+    async def session():
+        async with sdk_client(runtime, message_handler=on_message) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert sorted(tools) == ["read_adc", "read_temperature", "set_led"]
+            assert tools["read_adc"].input_schema["properties"]["channel"]["maximum"] == 3
+            assert tools["set_led"].annotations.read_only_hint is False
+            assert tools["read_temperature"].annotations.read_only_hint is True
+
+            temp = await client.call_tool("read_temperature", {})
+            assert not temp.is_error and 10 < temp.structured_content["celsius"] < 40
+
+            for channel in range(4):
+                adc = await client.call_tool("read_adc", {"channel": channel})
+                assert not adc.is_error
+                assert 0 <= adc.structured_content["raw"] <= 65535
+                assert 0 <= adc.structured_content["volts"] <= 3.3
+
+            bad = await client.call_tool("read_adc", {"channel": 7})
+            assert bad.is_error and "channel" in bad.content[0].text
+
+            led = await client.call_tool("set_led", {"on": True})
+            assert led.structured_content == {"on": True}
+
+            listed = (await client.list_resources()).resources
+            assert [str(r.uri) for r in listed] == ["sensor://temperature"]
+            read = await client.read_resource("sensor://temperature")
+            assert read.contents[0].mime_type == "application/json"
+            assert '"celsius"' in read.contents[0].text
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # subscribe is deprecated only in 2026-07-28
+                await client.subscribe_resource("sensor://temperature")
+            with anyio.fail_after(20):
+                while not updates:
+                    await anyio.sleep(0.1)
+            assert updates[0] == "sensor://temperature"
+            await client.send_ping()
+
+    anyio.run(session)

@@ -1,0 +1,101 @@
+# Bad input on the board's real stdio, on both runtimes: each answered, then a normal request works.
+import json
+
+import pytest
+
+from tests.board_process import BoardProcess
+
+RUNTIMES = ["python", "micropython"]
+
+
+@pytest.fixture(params=RUNTIMES)
+def board(request):
+    proc = BoardProcess(request.param)
+    proc.initialize()
+    yield proc
+    assert proc.close() == 0
+
+
+def still_serving(board):
+    res = board.request("tools/call", {"name": "read_adc", "arguments": {"channel": 1}})
+    assert res["result"]["structuredContent"]["raw"] > 0
+
+
+def frame_of(size):
+    head = b'{"jsonrpc":"2.0","id":7,"method":"ping","params":{"pad":"'
+    return head + b"x" * (size - len(head) - 3) + b'"}}'
+
+
+@pytest.mark.parametrize("size", [64 * 1024, 1024 * 1024])
+def test_oversize_frames_are_refused_with_a_null_id_error(board, size):
+    board.send_raw(frame_of(size) + b"\n")
+    msg = board.read(timeout=120)
+    assert msg["id"] is None and msg["error"]["code"] == -32600
+    assert "4096" in msg["error"]["message"]
+    still_serving(board)
+
+
+def test_a_frame_just_under_the_limit_is_served(board):
+    board.send_raw(frame_of(4096) + b"\n")
+    assert board.read() == {"jsonrpc": "2.0", "id": 7, "result": {}}
+
+
+@pytest.mark.parametrize("garbage", [
+    b"\xff\xfe\xfa not utf-8",
+    b'{"jsonrpc": "2.0", "id": 1, "method": "tools/li',
+    b'{"jsonrpc": "2.0", "id": 1, "method": "ping"',
+    b"}}}}",
+])
+def test_invalid_utf8_and_truncated_json_are_parse_errors(board, garbage):
+    board.send_raw(garbage + b"\n")
+    msg = board.read()
+    assert msg["id"] is None and msg["error"]["code"] == -32700
+    still_serving(board)
+
+
+def test_batches_are_invalid_requests(board):
+    board.send([{"jsonrpc": "2.0", "id": 1, "method": "ping"}])
+    msg = board.read()
+    assert msg["id"] is None and msg["error"]["code"] == -32600
+    still_serving(board)
+
+
+@pytest.mark.parametrize("rid", [None, 1.25, True, {"x": 1}, [2]])
+def test_wrong_id_types_are_invalid_requests(board, rid):
+    board.send({"jsonrpc": "2.0", "id": rid, "method": "ping"})
+    msg = board.read()
+    assert msg["id"] is None and msg["error"]["code"] == -32600
+    still_serving(board)
+
+
+@pytest.mark.parametrize("params,code", [
+    ([1, 2], -32602),
+    ({"name": 42}, -32602),
+    ({"name": "read_adc", "arguments": {"channel": "one"}}, None),
+    ({"name": "read_adc", "arguments": {"channel": 4}}, None),
+    ({"name": "no_such_tool"}, -32602),
+])
+def test_wrong_param_types(board, params, code):
+    res = board.request("tools/call", params)
+    if code is None:  # argument errors are tool results a model can read
+        assert res["result"]["isError"] is True
+        assert "channel" in res["result"]["content"][0]["text"]
+    else:
+        assert res["error"]["code"] == code
+    still_serving(board)
+
+
+def test_ids_zero_and_strings_are_echoed_exactly(board):
+    for rid in (0, "0", "req-é", 2 ** 53 + 1):
+        board.send({"jsonrpc": "2.0", "id": rid, "method": "ping"})
+        assert board.read() == {"jsonrpc": "2.0", "id": rid, "result": {}}
+
+
+def test_crlf_lines_and_blank_lines(board):
+    board.send_raw(b'\r\n\n{"jsonrpc":"2.0","id":"crlf","method":"ping"}\r\n')
+    assert board.read()["id"] == "crlf"
+
+
+def test_interrupt_byte_ends_serving_cleanly(board):
+    board.send_raw(b"\x03")
+    assert board.proc.wait(timeout=10) == 0
