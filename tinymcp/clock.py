@@ -10,3 +10,9 @@ except AttributeError:
 
     def ticks_diff(a, b):
         return a - b
+
+try:
+    sleep_ms = time.sleep_ms
+except AttributeError:
+    def sleep_ms(ms):
+        time.sleep(ms / 1000)

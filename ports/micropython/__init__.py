@@ -2,9 +2,14 @@
 import sys
 import select
 
-import micropython
-
 from tinymcp.channel import Channel
+from tinymcp.clock import sleep_ms
+
+try:
+    from micropython import kbd_intr
+except ImportError:  # CPython, where the tests exercise the UART stream with a fake UART
+    def kbd_intr(chr):
+        pass
 
 
 class StdioStream:
@@ -39,21 +44,23 @@ class StdioStream:
 
 
 class UARTStream:
-    # A machine.UART (built by the board file, so this module never imports machine).
+    # A machine.UART, or anything with its any()/readinto()/write() (the board file builds it,
+    # so this module never imports machine). Waits by polling any(): works on every port.
+    wait_step_ms = 2
+
     def __init__(self, uart, size=256):
         self.uart = uart
         self.buf = bytearray(size)
-        self.view = memoryview(self.buf)
-        self.poller = select.poll()
-        self.poller.register(uart, select.POLLIN)
 
     def recv(self, timeout_ms):
-        for _obj, _event in self.poller.ipoll(timeout_ms):
-            pass
-        waiting = self.uart.any()
-        if not waiting:
-            return 0
-        n = self.uart.readinto(self.buf, min(waiting, len(self.buf)))
+        uart = self.uart
+        waited = 0
+        while not uart.any():
+            if waited >= timeout_ms:
+                return 0
+            sleep_ms(self.wait_step_ms)
+            waited += self.wait_step_ms
+        n = uart.readinto(self.buf, min(uart.any(), len(self.buf)))
         return n or 0
 
     def send(self, frame):
@@ -64,8 +71,8 @@ class UARTStream:
 def serve(server, stream=None, max_frame=None):
     # Ctrl-C is off while serving so 0x03 reaches the framer, which ends serving on it:
     # mpremote's interrupt then lands the board in the REPL as usual.
-    micropython.kbd_intr(-1)
+    kbd_intr(-1)
     try:
         return Channel(server, stream or StdioStream(), max_frame).run()
     finally:
-        micropython.kbd_intr(3)
+        kbd_intr(3)
