@@ -1,0 +1,203 @@
+# Bosch BME280 on I2C: forced-mode reads with the datasheet's integer compensation.
+#
+#   sensor = BME280(i2c, address=0x76)      # SDO to GND: 0x76, to VDDIO: 0x77
+#   sensor.read() -> {"celsius": 21.87, "rh": 45.12, "hpa": 1008.31}
+#   attach(server, sensor)                  # read_bme280 tool + sensor://bme280/0x76
+from tinymcp.sensors.common import SensorError, bus_fault, hexaddr, sleep_ms, Throttled
+
+try:
+    from micropython import const
+except ImportError:
+    def const(x):
+        return x
+
+_REG_CALIB_TP = const(0x88)   # 26 bytes: T1..T3, P1..P9, (0xA0 unused), H1
+_REG_CHIP_ID = const(0xD0)
+_REG_RESET = const(0xE0)
+_REG_CALIB_H = const(0xE1)    # 7 bytes: H2..H6
+_REG_CTRL_HUM = const(0xF2)
+_REG_STATUS = const(0xF3)
+_REG_CTRL_MEAS = const(0xF4)
+_REG_DATA = const(0xF7)       # 8 bytes: press[3], temp[3], hum[2]
+
+CHIP_ID = const(0x60)
+_OTHER_CHIPS = {0x58: "a BMP280 (no humidity)", 0x56: "a BMP280 sample", 0x57: "a BMP280 sample",
+                0x55: "a BMP180", 0x61: "a BME680"}
+
+# Oversampling x1 for all three: the datasheet's "weather monitoring" setting.
+_OSRS_H = const(0x01)
+_CTRL_FORCED = const(0x25)    # osrs_t x1 (001), osrs_p x1 (001), mode forced (01)
+# Datasheet 9.1: t_measure,max = 1.25 + 2.3*1 + (2.3*1 + 0.575) * 2 = 9.3 ms at x1.
+_MEASURE_MS = const(10)
+_STATUS_MEASURING = const(0x08)
+
+
+def _u16(b, i):
+    return b[i] | (b[i + 1] << 8)
+
+
+def _s16(b, i):
+    v = b[i] | (b[i + 1] << 8)
+    return v - 65536 if v & 0x8000 else v
+
+
+def _s8(v):
+    return v - 256 if v & 0x80 else v
+
+
+class BME280:
+    wiring = ""  # the board file may say where it is wired, for error messages
+
+    def __init__(self, i2c, address=0x76):
+        self.i2c = i2c
+        self.address = address
+        self.name = "BME280 at " + hexaddr(address)
+        self._calib = bytearray(26)
+        self._calib_h = bytearray(7)
+        self._data = bytearray(8)
+        self._one = bytearray(1)
+        self._ctrl = bytearray(1)
+        self.t = None     # calibration words, read once (None until the chip has answered)
+        self.p = None
+        self.h = None
+
+    # -- setup: chip id and calibration, on first use so a missing sensor never stops a boot --
+
+    def setup(self):
+        try:
+            self.i2c.readfrom_mem_into(self.address, _REG_CHIP_ID, self._one)
+            chip = self._one[0]
+            if chip != CHIP_ID:
+                what = _OTHER_CHIPS.get(chip, "not a BME280")
+                raise SensorError(self.name + " has chip id " + hexaddr(chip) + ", expected "
+                                  + hexaddr(CHIP_ID) + ": this is " + what
+                                  + "; check the part and the address")
+            self.i2c.readfrom_mem_into(self.address, _REG_CALIB_TP, self._calib)
+            self.i2c.readfrom_mem_into(self.address, _REG_CALIB_H, self._calib_h)
+        except OSError as e:
+            raise bus_fault(e, self.name, self.wiring)
+        c = self._calib
+        self.t = (_u16(c, 0), _s16(c, 2), _s16(c, 4))
+        self.p = (_u16(c, 6), _s16(c, 8), _s16(c, 10), _s16(c, 12), _s16(c, 14),
+                  _s16(c, 16), _s16(c, 18), _s16(c, 20), _s16(c, 22))
+        h = self._calib_h
+        # H4 and H5 are 12-bit values sharing the nibbles of 0xE5; their top bytes are signed.
+        self.h = (c[25], _s16(h, 0), h[2], (_s8(h[3]) << 4) | (h[4] & 0x0F),
+                  (_s8(h[5]) << 4) | (h[4] >> 4), _s8(h[6]))
+
+    # -- one forced measurement --------------------------------------------------------------
+
+    def read_raw(self):
+        # -> (adc_T, adc_P, adc_H) of one forced-mode measurement.
+        if self.t is None:
+            self.setup()
+        i2c = self.i2c
+        address = self.address
+        one = self._one
+        try:
+            one[0] = _OSRS_H  # ctrl_hum only takes effect with the next ctrl_meas write
+            i2c.writeto_mem(address, _REG_CTRL_HUM, one)
+            self._ctrl[0] = _CTRL_FORCED
+            i2c.writeto_mem(address, _REG_CTRL_MEAS, self._ctrl)
+            sleep_ms(_MEASURE_MS)
+            for _ in range(5):  # bounded: a chip that never finishes is a fault, not a hang
+                i2c.readfrom_mem_into(address, _REG_STATUS, one)
+                if not one[0] & _STATUS_MEASURING:
+                    break
+                sleep_ms(2)
+            else:
+                raise SensorError(self.name + " did not finish its measurement (timeout); "
+                                  "power-cycle the sensor")
+            i2c.readfrom_mem_into(address, _REG_DATA, self._data)
+        except OSError as e:
+            self.t = None  # re-check the chip id and calibration once it answers again
+            raise bus_fault(e, self.name, self.wiring)
+        d = self._data
+        adc_p = (d[0] << 12) | (d[1] << 4) | (d[2] >> 4)
+        adc_t = (d[3] << 12) | (d[4] << 4) | (d[5] >> 4)
+        adc_h = (d[6] << 8) | d[7]
+        if adc_t == 0x80000 or adc_p == 0x80000 or adc_h == 0x8000:
+            raise SensorError(self.name + " returned its 'skipped' value: a measurement was "
+                              "not taken; check the chip is a BME280 and try again")
+        return adc_t, adc_p, adc_h
+
+    def read(self):
+        adc_t, adc_p, adc_h = self.read_raw()
+        t_fine = self.t_fine(adc_t)
+        centi = (t_fine * 5 + 128) >> 8
+        pa = self.pascals(adc_p, t_fine)
+        rh = (self.humidity(adc_h, t_fine) * 100) >> 10  # Q22.10 %RH -> hundredths
+        return {"celsius": centi / 100, "rh": rh / 100, "hpa": pa / 100}
+
+    # -- Bosch integer compensation (datasheet 4.2.3 and 8.2, 32-bit versions) --------------
+    # The 32-bit pressure formula lands within ~3 Pa of the 64-bit and double ones (the
+    # sensor's own accuracy is +-100 Pa) and keeps every intermediate within a machine word,
+    # so a read makes no big-int garbage on 64-bit builds and little on 32-bit ones.
+
+    def t_fine(self, adc_t):
+        t1, t2, t3 = self.t
+        var1 = ((((adc_t >> 3) - (t1 << 1))) * t2) >> 11
+        x = (adc_t >> 4) - t1
+        var2 = (((x * x) >> 12) * t3) >> 14
+        return var1 + var2
+
+    def pascals(self, adc_p, t_fine):
+        p1, p2, p3, p4, p5, p6, p7, p8, p9 = self.p
+        var1 = (t_fine >> 1) - 64000
+        sq = (var1 >> 2) * (var1 >> 2)
+        var2 = ((sq >> 11) * p6) + ((var1 * p5) << 1)
+        var2 = (var2 >> 2) + (p4 << 16)
+        var1 = (((p3 * (sq >> 13)) >> 3) + ((p2 * var1) >> 1)) >> 18
+        var1 = ((32768 + var1) * p1) >> 15
+        if var1 == 0:
+            return 0  # the datasheet's guard against a division by zero
+        p = ((1048576 - adc_p) - (var2 >> 12)) * 3125
+        if p < 0x80000000:
+            p = (p << 1) // var1
+        else:
+            p = (p // var1) * 2
+        var1 = (p9 * (((p >> 3) * (p >> 3)) >> 13)) >> 12
+        var2 = ((p >> 2) * p8) >> 13
+        return p + ((var1 + var2 + p7) >> 4)
+
+    def humidity(self, adc_h, t_fine):
+        # -> relative humidity in %RH as Q22.10 (divide by 1024).
+        h1, h2, h3, h4, h5, h6 = self.h
+        v = t_fine - 76800
+        v = ((((adc_h << 14) - (h4 << 20) - (h5 * v)) + 16384) >> 15) * \
+            (((((((v * h6) >> 10) * (((v * h3) >> 11) + 32768)) >> 10) + 2097152) * h2 + 8192) >> 14)
+        v = v - (((((v >> 15) * (v >> 15)) >> 7) * h1) >> 4)
+        if v < 0:
+            v = 0
+        elif v > 419430400:
+            v = 419430400
+        return v >> 12
+
+
+def attach(server, sensor, name="bme280", every_ms=2000):
+    # One call: a read tool and a subscribable resource named after the sensor's address.
+    from tinymcp.schema import number
+    uri = "sensor://bme280/" + hexaddr(sensor.address)
+    outputs = {"celsius": number("Temperature in degrees Celsius"),
+               "rh": number("Relative humidity in percent", 0, 100),
+               "hpa": number("Barometric pressure in hectopascals")}
+
+    @server.tool("read_" + name, "Read temperature, humidity and pressure from the BME280 at "
+                 + hexaddr(sensor.address) + ".", outputs=outputs,
+                 title="Read BME280 " + hexaddr(sensor.address), read_only=True,
+                 idempotent=True, open_world=False)
+    def read_tool():
+        return sensor.read()
+
+    @server.resource(uri, name, "Latest BME280 reading: celsius, rh, hpa",
+                     mime="application/json", title="BME280 " + hexaddr(sensor.address),
+                     watch=Throttled(sensor.read, _rounded, every_ms))
+    def read_resource():
+        return sensor.read()
+
+    return sensor
+
+
+def _rounded(r):
+    # What counts as a change worth a notification: 0.1 degC, 0.5 %RH, 0.1 hPa.
+    return (int(r["celsius"] * 10), int(r["rh"] * 2), int(r["hpa"] * 10))

@@ -1,0 +1,115 @@
+# GPIO read/write, PWM duty and an LED, only on the pins the board file offers.
+#
+#   pins = Pins(inputs={14: Pin(14, Pin.IN, Pin.PULL_UP)}, outputs={15: Pin(15, Pin.OUT)},
+#               pwm={16: PWM(Pin(16))})
+#   attach(server, pins)           -> read_pin, write_pin, set_pwm (only those with pins)
+#   attach_led(server, Led(Pin("LED", Pin.OUT)))   -> set_led
+from tinymcp.sensors.common import SensorError
+
+
+def _listed(numbers):
+    return ", ".join([str(n) for n in sorted(numbers)]) or "none"
+
+
+class Pins:
+    def __init__(self, inputs=None, outputs=None, pwm=None, pwm_freq=1000):
+        self.inputs = inputs or {}
+        self.outputs = outputs or {}
+        self.pwm = pwm or {}
+        self.pwm_freq = pwm_freq
+        for n in self.pwm:
+            self.pwm[n].freq(pwm_freq)
+
+    def _pin(self, table, pin, use):
+        found = table.get(pin)
+        if found is None:
+            raise SensorError("GPIO " + str(pin) + " is not offered for " + use + " on this "
+                              "board (allowed: " + _listed(table) + "); the board file decides "
+                              "which pins may be touched")
+        return found
+
+    def readable(self):
+        return sorted(list(self.inputs) + list(self.outputs))
+
+    def read(self, pin):
+        found = self.inputs.get(pin)
+        if found is None:
+            found = self._pin(self.outputs, pin, "reading")
+        return {"pin": pin, "value": found.value()}
+
+    def write(self, pin, value):
+        self._pin(self.outputs, pin, "writing").value(1 if value else 0)
+        return {"pin": pin, "value": 1 if value else 0}
+
+    def set_pwm(self, pin, duty, freq=None):
+        # duty in percent (0..100), kept as the 16-bit duty_u16 the hardware takes.
+        pwm = self._pin(self.pwm, pin, "PWM")
+        if freq is not None:
+            pwm.freq(freq)
+        pwm.duty_u16(int(duty * 65535 / 100 + 0.5))
+        return {"pin": pin, "duty": duty, "freq": pwm.freq()}
+
+
+class Led:
+    def __init__(self, pin, active_low=False):
+        self.pin = pin
+        self.active_low = active_low
+        self.on = False
+        pin.value(1 if active_low else 0)
+
+    def set(self, on):
+        self.pin.value(1 if on != self.active_low else 0)
+        self.on = on
+        return {"on": on}
+
+
+def attach(server, pins):
+    from tinymcp.schema import integer, number
+    readable = pins.readable()
+    if readable:
+        @server.tool("read_pin", "Read the logic level of a GPIO pin the board offers.",
+                     inputs={"pin": integer("GPIO number", enum=readable)},
+                     outputs={"pin": integer("GPIO number"), "value": integer("0 or 1", 0, 1)},
+                     title="Read GPIO pin", read_only=True, open_world=False)
+        def read_pin(pin):
+            return pins.read(pin)
+
+    if pins.outputs:
+        @server.tool("write_pin", "Drive a GPIO output pin the board offers high (1) or low (0). "
+                     "This changes what is wired to the pin.",
+                     inputs={"pin": integer("GPIO number", enum=sorted(pins.outputs)),
+                             "value": integer("1 for high, 0 for low", 0, 1)},
+                     outputs={"pin": integer("GPIO number"), "value": integer("0 or 1", 0, 1)},
+                     title="Write GPIO pin", read_only=False, destructive=True,
+                     idempotent=True, open_world=False)
+        def write_pin(pin, value):
+            return pins.write(pin, value)
+
+    if pins.pwm:
+        @server.tool("set_pwm", "Set the PWM duty cycle (percent) and optionally the frequency "
+                     "of a PWM pin the board offers. This changes what is wired to the pin.",
+                     inputs={"pin": integer("GPIO number", enum=sorted(pins.pwm)),
+                             "duty": number("Duty cycle in percent", 0, 100),
+                             "freq?": integer("Frequency in Hz", 10, 100000)},
+                     outputs={"pin": integer("GPIO number"), "duty": number("Duty in percent"),
+                              "freq": integer("Frequency in Hz")},
+                     title="Set PWM duty", read_only=False, destructive=True, idempotent=True,
+                     open_world=False)
+        def set_pwm(pin, duty, freq=None):
+            return pins.set_pwm(pin, duty, freq)
+
+    return pins
+
+
+def attach_led(server, led, tool="set_led"):
+    from tinymcp.schema import boolean
+
+    @server.tool(tool, "Switch the board's LED on or off.",
+                 inputs={"on": boolean("true to light the LED")},
+                 outputs={"on": boolean("The LED state now")},
+                 title="Set LED", read_only=False, destructive=False, idempotent=True,
+                 open_world=False)
+    def set_led(on):
+        return led.set(on)
+
+    return led
