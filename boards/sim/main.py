@@ -1,4 +1,4 @@
-# The simulated board: a drifting temperature, four ADC channels and an LED, no hardware needed.
+# The simulated board: the real drivers over a simulated bench (tinymcp.sensors.sim), no hardware.
 import math
 import random
 import sys
@@ -8,7 +8,7 @@ if __name__ == "__main__":  # run from a checkout: the repo root holds tinymcp/ 
 
 from tinymcp import Server
 from tinymcp.clock import ticks_ms
-from tinymcp.schema import boolean, integer, number
+from tinymcp.sensors import adc, bme280, gpio, i2cscan, internal, sht3x, sim
 
 VREF = 3.3
 _start = ticks_ms()
@@ -18,69 +18,70 @@ def _seconds():
     return (ticks_ms() - _start) / 1000
 
 
-class SimBoard:
-    # The "hardware": readings are functions of time plus a little noise.
+class SimWorld:
+    # The physics: readings are functions of time plus a little noise.
     def __init__(self):
-        self.led = False
+        self.led = sim.Pin("LED")
+        self.button = sim.Pin(14, level=1)   # a pulled-up button, not pressed
+        self.relay = sim.Pin(15)
+        self.fan = sim.PWM(sim.Pin(16))
+        self.adcs = adc.ADCChannels([sim.ADC(self._signal(ch), VREF) for ch in range(4)], VREF)
 
-    def temperature(self):
-        t = _seconds()
-        # A slow swing plus a faster ripple, so a 0.1 degree change comes every second or two.
-        base = 22.0 + 2.0 * math.sin(t / 48.0) + 0.3 * math.sin(t / 1.1)
-        return round(base + random.uniform(-0.02, 0.02), 2)
+    def _signal(self, channel):
+        return lambda: self.volts(channel)
 
     def adc(self, channel):
+        # -> (raw, volts) of one channel, read through the ADC driver.
+        r = self.adcs.read(channel)
+        return r["raw"], r["volts"]
+
+    def celsius(self):
+        t = _seconds()
+        # A slow swing plus a faster ripple, so a 0.1 degree change comes every second or two.
+        return 22.0 + 2.0 * math.sin(t / 48.0) + 0.3 * math.sin(t / 1.1)
+
+    def chip_volts(self):
+        # What the RP2040's sensor diode would put on ADC4 at that temperature.
+        return 0.706 - (self.celsius() - 27) * 0.001721 + random.uniform(-0.00003, 0.00003)
+
+    def air(self):
+        t = _seconds()
+        return {"celsius": self.celsius() - 0.4 + random.uniform(-0.02, 0.02),
+                "rh": 45.0 + 5.0 * math.sin(t / 90.0) + random.uniform(-0.1, 0.1),
+                "hpa": 1013.25 + 0.8 * math.sin(t / 300.0)}
+
+    def volts(self, channel):
         t = _seconds()
         if channel == 0:    # a 1.65 V sine, like a signal generator on ADC0
-            volts = 1.65 + 1.2 * math.sin(t * 2.0)
+            v = 1.65 + 1.2 * math.sin(t * 2.0)
         elif channel == 1:  # a potentiometer left at a quarter turn
-            volts = VREF * 0.25
+            v = VREF * 0.25
         elif channel == 2:  # a photodiode that reads brighter while the LED is on
-            volts = 2.4 if self.led else 0.35
+            v = 2.4 if self.led.level else 0.35
         else:               # a floating input: noise around mid-rail
-            volts = 1.6
-        volts = min(VREF, max(0.0, volts + random.uniform(-0.003, 0.003)))
-        raw = int(volts / VREF * 65535 + 0.5)
-        return raw, round(raw * VREF / 65535, 4)
+            v = 1.6
+        return v + random.uniform(-0.003, 0.003)
 
 
-def build(board=None):
-    board = board or SimBoard()
+SimBoard = SimWorld  # the name this class had before the drivers (used by tools/bench_support)
+
+
+def build(world=None):
+    world = world or SimWorld()
     server = Server("tinymcp-sim", "0.1.0", title="tinymcp simulated board",
                     instructions="A simulated microcontroller board: read its temperature "
-                                 "sensor and ADC channels, switch its LED.")
-
-    @server.tool("read_temperature", "Read the board's temperature sensor in degrees Celsius.",
-                 outputs={"celsius": number("Temperature in degrees Celsius")},
-                 title="Read temperature", read_only=True, open_world=False)
-    def read_temperature():
-        return {"celsius": board.temperature()}
-
-    @server.tool("read_adc", "Read one 16-bit ADC channel (3.3 V reference).",
-                 inputs={"channel": integer("ADC channel", 0, 3)},
-                 outputs={"raw": integer("Raw reading, 0..65535", 0, 65535),
-                          "volts": number("Voltage at the pin")},
-                 title="Read ADC channel", read_only=True, open_world=False)
-    def read_adc(channel):
-        raw, volts = board.adc(channel)
-        return {"raw": raw, "volts": volts}
-
-    @server.tool("set_led", "Switch the board's LED on or off.",
-                 inputs={"on": boolean("true to light the LED")},
-                 outputs={"on": boolean("The LED state now")},
-                 title="Set LED", read_only=False, destructive=False, idempotent=True,
-                 open_world=False)
-    def set_led(on):
-        board.led = on
-        return {"on": on}
-
-    @server.resource("sensor://temperature", "temperature",
-                     "The temperature sensor's latest reading", mime="application/json",
-                     title="Board temperature",
-                     watch=lambda: round(board.temperature(), 1))
-    def temperature_resource():
-        return {"celsius": board.temperature()}
-
+                                 "sensor and ADC channels, switch its LED, read the BME280 "
+                                 "and SHT3x on its I2C bus.")
+    # The same wiring a Pico would have, built from simulated parts.
+    internal.attach(server, internal.RP2040(sim.ADC(world.chip_volts, VREF), VREF))
+    adc.attach(server, world.adcs)
+    gpio.attach_led(server, gpio.Led(world.led))
+    gpio.attach(server, gpio.Pins(inputs={14: world.button}, outputs={15: world.relay},
+                                  pwm={16: world.fan}))
+    world.i2c = sim.I2C(sim.BME280Chip(0x76, world.air), sim.SHT3xChip(0x44, world.air))
+    i2cscan.attach(server, world.i2c, wiring="simulated")
+    bme280.attach(server, bme280.BME280(world.i2c, 0x76))
+    sht3x.attach(server, sht3x.SHT3x(world.i2c, 0x44))
     return server
 
 
