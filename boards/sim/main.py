@@ -8,7 +8,7 @@ if __name__ == "__main__":  # run from a checkout: the repo root holds tinymcp/ 
 
 from tinymcp import Server
 from tinymcp.clock import ticks_ms
-from tinymcp.sensors import adc, bme280, gpio, i2cscan, internal, sht3x, sim
+from tinymcp.sensors import adc, gpio, internal, sim
 
 VREF = 3.3
 _start = ticks_ms()
@@ -66,23 +66,43 @@ class SimWorld:
 SimBoard = SimWorld  # the name this class had before the drivers (used by tools/bench_support)
 
 
-def build(world=None):
+def build(world=None, bench=None):
+    # bench: also wire the I2C bench (BME280, SHT3x, bus scan) and the allow-listed GPIO/PWM
+    # pins. Off by default so the board shows exactly the CONTRACT surface; on with
+    # `--bench` on the command line or TINYMCP_SIM_BENCH=1.
     world = world or SimWorld()
+    if bench is None:
+        bench = "--bench" in sys.argv or _env("TINYMCP_SIM_BENCH") == "1"
     server = Server("tinymcp-sim", "0.1.0", title="tinymcp simulated board",
                     instructions="A simulated microcontroller board: read its temperature "
-                                 "sensor and ADC channels, switch its LED, read the BME280 "
-                                 "and SHT3x on its I2C bus.")
-    # The same wiring a Pico would have, built from simulated parts.
+                                 "sensor and ADC channels, switch its LED."
+                                 + (" Its I2C bus has a BME280 and an SHT3x." if bench else ""))
+    # The same drivers a Pico runs, over simulated parts.
     internal.attach(server, internal.RP2040(sim.ADC(world.chip_volts, VREF), VREF))
     adc.attach(server, world.adcs)
     gpio.attach_led(server, gpio.Led(world.led))
+    if bench:
+        _attach_bench(server, world)
+    return server
+
+
+def _attach_bench(server, world):
+    from tinymcp.sensors import bme280, i2cscan, sht3x, simchips
     gpio.attach(server, gpio.Pins(inputs={14: world.button}, outputs={15: world.relay},
                                   pwm={16: world.fan}))
-    world.i2c = sim.I2C(sim.BME280Chip(0x76, world.air), sim.SHT3xChip(0x44, world.air))
+    world.i2c = sim.I2C(simchips.BME280Chip(0x76, world.air),
+                        simchips.SHT3xChip(0x44, world.air))
     i2cscan.attach(server, world.i2c, wiring="simulated")
-    bme280.attach(server, bme280.BME280(world.i2c, 0x76))
-    sht3x.attach(server, sht3x.SHT3x(world.i2c, 0x44))
-    return server
+    world.bme280 = bme280.attach(server, bme280.BME280(world.i2c, 0x76))
+    world.sht3x = sht3x.attach(server, sht3x.SHT3x(world.i2c, 0x44))
+
+
+def _env(name):
+    try:
+        import os
+        return os.getenv(name)
+    except (ImportError, AttributeError):  # boards without an environment
+        return None
 
 
 if __name__ == "__main__":
