@@ -1,7 +1,8 @@
 # One byte stream carrying one MCP session: bytes -> frames -> Server.handle -> frames out.
 #
 # A port supplies the stream: .buf (a bytearray), .recv(timeout_ms) -> bytes placed at the
-# start of .buf (0 on timeout, -1 at end of input) and .send(frame) writing frame + b"\n".
+# start of .buf (0 on timeout, -1 at end of input), .write(piece) for bytes or str pieces of
+# a frame, and .end() which ends the frame with b"\n" and flushes.
 from tinymcp import framing
 from tinymcp.clock import ticks_ms, ticks_diff
 from tinymcp.jsonrpc import error_frame, INVALID_REQUEST
@@ -19,7 +20,8 @@ class Channel:
         self.stopped = None
         self._oversize = error_frame(None, INVALID_REQUEST, "Invalid Request: frame longer than "
                                      + str(self.framer.max_frame) + " bytes, discarded")
-        server.write = stream.send
+        self._send = self.send  # bound once: the server calls it for every notification
+        server.write = self._send
         server.pump = self.pump
 
     def run(self):
@@ -62,7 +64,7 @@ class Channel:
             if event == framing.FRAME:
                 self._dispatch(framer.frame())
             elif event == framing.OVERSIZE:
-                self.stream.send(self._oversize)
+                self.send(self._oversize)
             elif event == framing.INTERRUPT:
                 self.stopped = "interrupt"
 
@@ -71,9 +73,13 @@ class Channel:
         if server.busy:
             server.interject(frame)
             return
-        out = server.handle(frame)
-        if out is not None:
-            self.stream.send(out)
+        stream = self.stream
+        if server.respond(frame, stream.write):
+            stream.end()
+
+    def send(self, frame):
+        self.stream.write(frame)
+        self.stream.end()
 
     def pump(self, timeout_ms):
         # Called from inside a handler: route whatever input is waiting (cancellations,

@@ -31,13 +31,18 @@ except TypeError:  # older MicroPython: default separators, still valid JSON
     _SEPARATORS = None
 
 
-def dumps(obj):
-    # -> bytes of one line. MicroPython's json leaves "\n" raw inside strings; structural
+def text(obj):
+    # -> str of one line. MicroPython's json leaves "\n" raw inside strings; structural
     # whitespace never contains one, so escaping every newline is exact.
-    text = json.dumps(obj, separators=_SEPARATORS) if _SEPARATORS else json.dumps(obj)
-    if "\n" in text:
-        text = text.replace("\n", "\\n")
-    return text.encode()
+    out = json.dumps(obj, separators=_SEPARATORS) if _SEPARATORS else json.dumps(obj)
+    if "\n" in out:
+        out = out.replace("\n", "\\n")
+    return out
+
+
+def dumps(obj):
+    # -> bytes of one line
+    return text(obj).encode()
 
 
 try:

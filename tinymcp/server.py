@@ -8,6 +8,7 @@ VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 LATEST = VERSIONS[0]
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 _EMPTY = b"{}"
+_RESULT = object()  # marks "a result is ready" inside respond()
 
 
 class Context:
@@ -71,6 +72,8 @@ class Server:
         self._cache = {}        # encoded static results; cleared whenever a registry changes
         self._waiting = {}      # id of a request we sent -> its response, once it arrives
         self._next_id = 0
+        self._result = None
+        self._result_id = None
         self._reset_session()
 
     def _reset_session(self):
@@ -214,6 +217,39 @@ class Server:
 
     def handle(self, frame):
         # One frame in, the encoded answer out (None for notifications and responses).
+        parts = []
+        if not self.respond(frame, parts.append):
+            return None
+        return b"".join([p.encode() if type(p) is str else p for p in parts])
+
+    def respond(self, frame, write):
+        # Answer one frame by passing its pieces (bytes or str) to write(), so a big cached
+        # result reaches the stream without being copied into one response buffer. Returns
+        # True when an answer was written; the caller ends the line.
+        out = self._answer(frame)
+        if out is None:
+            return False
+        if out is not _RESULT:
+            write(out)
+            return True
+        result = self._result
+        self._result = None
+        write(b'{"jsonrpc":"2.0","id":')
+        write(jsonrpc.text(self._result_id))
+        write(b',"result":')
+        if type(result) is tuple:  # pieces of an encoded result
+            for piece in result:
+                write(piece)
+        elif type(result) is bytes:
+            write(result)
+        else:
+            write(jsonrpc.text(result))
+        write(b"}")
+        return True
+
+    def _answer(self, frame):
+        # -> None (nothing to say), an encoded error frame, or _RESULT with the result and its
+        # id left in self._result / self._result_id.
         try:
             msg = jsonrpc.loads(frame)
         except Exception:  # ValueError or UnicodeError, by runtime
@@ -272,7 +308,9 @@ class Server:
             ctx.request_id = None
         if ctx._cancelled:
             return None  # the client gave up on it: no response
-        return jsonrpc.result_frame(rid, result)
+        self._result_id = rid
+        self._result = result
+        return _RESULT
 
     def interject(self, frame):
         # A frame that arrived while a handler runs: cancellations, responses and pings are

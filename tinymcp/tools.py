@@ -1,6 +1,6 @@
 # Tools: one decorated function each; its declared schema drives tools/list and validation.
 from tinymcp import schema
-from tinymcp.jsonrpc import dumps
+from tinymcp.jsonrpc import text
 
 
 class Tool:
@@ -85,14 +85,18 @@ class Tools:
         return shape(value, tool.output_schema is not None, era)
 
 
+_TEXT_HEAD = b'{"content":[{"type":"text","text":'
+
+
 def shape(value, structured, era):
     # A tool's return value as a CallToolResult: dict -> structured content with a text mirror,
     # str -> one text block, list -> content blocks as given, None -> no content.
     if type(value) is dict:
-        result = {"content": [{"type": "text", "text": dumps(value).decode()}]}
+        # Encoded as pieces, so no result dict is built: the JSON of value and its mirror.
+        mirror = text(value)
         if era >= 2:
-            result["structuredContent"] = value
-        return result
+            return (_TEXT_HEAD, text(mirror), b'}],"structuredContent":', mirror, b"}")
+        return (_TEXT_HEAD, text(mirror), b"}]}")
     if type(value) is str:
         return {"content": [{"type": "text", "text": value}]}
     if type(value) is list:

@@ -23,13 +23,18 @@ class FdStream:
             return -1
         return n if n > 0 else -1
 
-    def send(self, frame):
+    def write(self, piece):
         try:
-            self.wfile.write(frame)
+            self.wfile.write(piece.encode() if type(piece) is str else piece)
+        except (ValueError, OSError):
+            pass  # the reader went away; recv will see the end of input
+
+    def end(self):
+        try:
             self.wfile.write(b"\n")
             self.wfile.flush()
-        except (BrokenPipeError, ValueError, OSError):
-            pass  # the reader went away; recv will see the end of input
+        except (ValueError, OSError):
+            pass
 
 
 def serve(server, stream=None, max_frame=None):

@@ -38,8 +38,10 @@ class StdioStream:
             n += 1
         return n
 
-    def send(self, frame):
-        self.tx.write(frame)
+    def write(self, piece):
+        self.tx.write(piece)  # a str is a buffer too on MicroPython: no encoding copy
+
+    def end(self):
         self.tx.write(b"\n")
 
 
@@ -63,8 +65,10 @@ class UARTStream:
         n = uart.readinto(self.buf, min(uart.any(), len(self.buf)))
         return n or 0
 
-    def send(self, frame):
-        self.uart.write(frame)
+    def write(self, piece):
+        self.uart.write(piece)
+
+    def end(self):
         self.uart.write(b"\n")
 
 

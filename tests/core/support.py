@@ -75,6 +75,7 @@ class FakeStream:
         self.chunks = list(chunks)
         self.buf = bytearray(size)
         self.sent = []
+        self.line = bytearray()
 
     def recv(self, timeout_ms):
         if not self.chunks:
@@ -88,6 +89,10 @@ class FakeStream:
         self.buf[:len(chunk)] = chunk
         return len(chunk)
 
-    def send(self, data):
-        assert b"\n" not in data
-        self.sent.append(json.loads(data))
+    def write(self, piece):
+        self.line.extend(piece.encode() if type(piece) is str else piece)
+
+    def end(self):
+        assert b"\n" not in self.line
+        self.sent.append(json.loads(self.line))
+        self.line = bytearray()

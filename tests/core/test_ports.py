@@ -25,8 +25,8 @@ class FakeUART:
         buf[:len(chunk)] = chunk
         return len(chunk)
 
-    def write(self, data):
-        self.written.extend(data)
+    def write(self, data):  # like machine.UART, takes str as well as bytes
+        self.written.extend(data.encode() if type(data) is str else data)
         return len(data)
 
 
