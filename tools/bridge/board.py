@@ -1,0 +1,266 @@
+# The bridge's own MCP session with the board: initialize, requests with deadlines, reset recovery.
+import asyncio
+import itertools
+import logging
+
+log = logging.getLogger("tinymcp.bridge.board")
+
+PROTOCOL = "2025-11-25"
+DISCONNECTED = -32000    # JSON-RPC "server error" range: the bridge's own errors
+RESET = -32000
+TIMEOUT = -32001
+# What a board prints when it (re)boots; any of these on the line means the session is gone.
+BOOT_MARKS = (b"MicroPython v", b"soft reboot", b"rst:0x")
+CLIENT_CAPABILITIES = {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {}}
+
+
+def error(code, message, reason):
+    return {"jsonrpc": "2.0", "error": {"code": code, "message": message,
+                                        "data": {"bridge": reason}}}
+
+
+def not_initialized(msg):
+    err = msg.get("error")
+    return (type(err) is dict and err.get("code") == -32600
+            and str(err.get("message", "")).startswith("Server not initialized"))
+
+
+class Pending:
+    # One request to the board. sent: on the wire to the current board; limbo: sent before a
+    # reset, fate unknown until the re-initialize answer shows the board answered all before it.
+    __slots__ = ("id", "method", "params", "future", "owner", "retry", "internal", "sent",
+                 "limbo")
+
+    def __init__(self, rid, method, params, owner, retry, internal):
+        self.id = rid
+        self.method = method
+        self.params = params
+        self.future = asyncio.get_running_loop().create_future()
+        self.owner = owner
+        self.retry = retry
+        self.internal = internal
+        self.sent = False
+        self.limbo = False
+
+    def frame(self):
+        msg = {"jsonrpc": "2.0", "id": self.id, "method": self.method}
+        if self.params is not None:
+            msg["params"] = self.params
+        return msg
+
+    def settle(self, msg):
+        if not self.future.done():
+            self.future.set_result(msg)
+
+
+class BoardSession:
+    init_interval = 1.0   # seconds between initialize attempts while the board is silent
+
+    def __init__(self, link, timeout=10.0, client_info=None):
+        self.link = link
+        self.timeout = timeout
+        self.client_info = client_info or {"name": "tinymcp-bridge", "version": "0.1.0"}
+        link.on_message = self._message
+        link.on_noise = self._noise
+        link.on_state = self._link_state
+        self.state = "connected" if link.connected else "disconnected"
+        self.ready = asyncio.Event()
+        self.init_result = None
+        self.pending = {}
+        self._ids = itertools.count(1)
+        self._init_task = None
+        self._probe_task = None
+        self.resets = 0
+        self.on_notification = lambda msg: None
+        self.on_request = lambda msg: None
+        self.on_ready = None    # async fn(): replays subscriptions etc. after each initialize
+
+    # -- requests -------------------------------------------------------------------------
+
+    async def call(self, method, params=None, owner=None, retry=False, internal=False,
+                   timeout=None):
+        # -> the board's response message (with "result" or "error"), never raises for board
+        # trouble: a timeout, a reset or a missing port become JSON-RPC errors.
+        if self.state == "disconnected":
+            return error(DISCONNECTED, "Board disconnected: %s is not available; the bridge "
+                         "reopens it when it comes back" % self.link.device, "disconnected")
+        p = Pending(next(self._ids), method, params, owner, retry, internal)
+        self.pending[p.id] = p
+        if self.state == "ready" or internal:
+            self._send(p)
+        limit = self.timeout if timeout is None else timeout
+        try:
+            return await asyncio.wait_for(asyncio.shield(p.future), limit)
+        except asyncio.TimeoutError:
+            self.pending.pop(p.id, None)
+            if p.sent:
+                self._cancel_on_board(p, "timed out in the bridge")
+                self._probe()
+                return error(TIMEOUT, "Request timed out: the board did not answer %s within "
+                             "%g s" % (method, limit), "timeout")
+            return error(TIMEOUT, "Request timed out: the board was not ready within %g s"
+                         % limit, "timeout")
+        except asyncio.CancelledError:
+            self.pending.pop(p.id, None)
+            if p.sent:
+                self._cancel_on_board(p, "cancelled by the client")
+            raise
+
+    def _send(self, p):
+        p.sent = self.link.send(p.frame())
+        p.limbo = False
+
+    def _cancel_on_board(self, p, reason):
+        self.link.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": p.id, "reason": reason}})
+
+    def notify(self, method, params=None):
+        msg = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            msg["params"] = params
+        return self.link.send(msg)
+
+    def respond(self, msg):
+        # A response to a request the board sent us (sampling, elicitation, roots).
+        return self.link.send(msg)
+
+    def current_owner(self):
+        # The board serves one request at a time, in order: the oldest on the wire is running.
+        for p in self.pending.values():
+            if p.sent and not p.internal:
+                return p.owner
+        return None
+
+    # -- input from the link --------------------------------------------------------------
+
+    def _message(self, msg):
+        if "method" in msg:
+            if "id" in msg:
+                self.on_request(msg)
+            else:
+                self.on_notification(msg)
+            return
+        p = self.pending.get(msg.get("id"))
+        if not_initialized(msg):
+            # The board has restarted: this request never ran, so it is safe to send again.
+            if p is not None and not p.internal:
+                p.sent = p.limbo = False
+            self.reset("the board answered 'Server not initialized'")
+            return
+        if p is None:
+            log.debug("late or unknown answer: %s", str(msg)[:200])
+            return
+        del self.pending[p.id]
+        p.settle(msg)
+
+    def _noise(self, line):
+        for mark in BOOT_MARKS:
+            if mark in line:
+                self.reset("boot banner %r" % line[:60])
+                return
+
+    def _link_state(self, up):
+        if up:
+            log.info("board port up; initializing")
+            self.state = "connected"
+            self._start_init()
+            return
+        self.state = "disconnected"
+        self.ready.clear()
+        for p in list(self.pending.values()):
+            del self.pending[p.id]
+            p.settle(error(DISCONNECTED, "Board disconnected: %s went away while the request "
+                           "was in flight" % self.link.device, "disconnected"))
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def start(self):
+        if self.link.connected:
+            self._start_init()
+
+    def reset(self, why):
+        # The board lost its session (reboot, crash, restart): initialize it again.
+        if self.state == "disconnected":
+            return
+        if self.state == "ready":
+            self.resets += 1
+            log.warning("board reset detected (%s); re-initializing", why)
+        self.state = "connected"
+        self.ready.clear()
+        for p in self.pending.values():
+            if p.sent:
+                p.limbo = True
+        self._start_init()
+
+    def _start_init(self):
+        if self._init_task is None or self._init_task.done():
+            self._init_task = asyncio.get_running_loop().create_task(self._initialize())
+
+    async def _initialize(self):
+        params = {"protocolVersion": PROTOCOL, "capabilities": CLIENT_CAPABILITIES,
+                  "clientInfo": self.client_info}
+        while self.state == "connected":
+            p = Pending(next(self._ids), "initialize", params, None, False, True)
+            self.pending[p.id] = p
+            self._send(p)
+            try:
+                msg = await asyncio.wait_for(asyncio.shield(p.future), self.init_interval)
+            except asyncio.TimeoutError:
+                self.pending.pop(p.id, None)
+                continue
+            if self.state != "connected":
+                return
+            if "result" not in msg:
+                log.error("board refused initialize: %s", msg.get("error"))
+                await asyncio.sleep(self.init_interval)
+                continue
+            self.init_result = msg["result"]
+            self.notify("notifications/initialized")
+            self._settle_limbo()
+            self.state = "ready"
+            info = self.init_result.get("serverInfo", {})
+            log.info("board ready: %s %s, protocol %s", info.get("name"), info.get("version"),
+                     self.init_result.get("protocolVersion"))
+            if self.on_ready is not None:
+                try:
+                    await self.on_ready()
+                except Exception:
+                    log.exception("replay after initialize failed")
+            if self.state != "ready":
+                return
+            for p in list(self.pending.values()):
+                if not p.sent:
+                    self._send(p)
+            self.ready.set()
+            return
+
+    def _settle_limbo(self):
+        # Every request sent before the initialize that just succeeded was answered already
+        # if the board was going to: the rest went down with the old session.
+        for p in list(self.pending.values()):
+            if not p.limbo:
+                continue
+            if p.retry and not p.internal:
+                p.retry = False  # once
+                p.sent = p.limbo = False
+                log.info("retrying read-only %s after the reset", p.method)
+                continue
+            del self.pending[p.id]
+            p.settle(error(RESET, "Board reset while handling %s; it may or may not have "
+                           "completed" % p.method, "reset"))
+
+    def _probe(self):
+        # After a timeout: is the board there at all? Silence means a hang or a dead board.
+        if self.state != "ready" or (self._probe_task and not self._probe_task.done()):
+            return
+        self._probe_task = asyncio.get_running_loop().create_task(self._ping())
+
+    async def _ping(self):
+        msg = await self.call("ping", internal=True, timeout=min(self.timeout, 3.0))
+        if "error" in msg and msg["error"].get("data", {}).get("bridge") == "timeout":
+            self.reset("the board is silent")
+
+    def close(self):
+        for task in (self._init_task, self._probe_task):
+            if task is not None:
+                task.cancel()

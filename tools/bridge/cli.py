@@ -1,0 +1,207 @@
+# tinymcp-bridge: command line, exit codes, and the wiring of link, board session, hub and fronts.
+import argparse
+import asyncio
+import logging
+import os
+import shutil
+import signal
+import socket
+import sys
+
+from tinymcp.host.bridge.link import Link, PortError, open_port
+
+log = logging.getLogger("tinymcp.bridge")
+
+TOKEN_ENV = "TINYMCP_BRIDGE_TOKEN"
+# USB ids of boards that usually run MicroPython (vendor, or vendor:product).
+MICROPYTHON_USB = {0x2E8A: "Raspberry Pi (Pico)", 0x303A: "Espressif native USB",
+                   0xF055: "MicroPython (pyboard)", 0x239A: "Adafruit", 0x1A86: "WCH CH34x UART",
+                   0x10C4: "Silicon Labs CP210x UART", 0x0403: "FTDI UART"}
+
+
+def is_loopback(host):
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        # One line, exit 2 (the contract), instead of argparse's usage block.
+        self.exit(2, "tinymcp-bridge: %s (see --help)\n" % message)
+
+
+def build_parser():
+    p = Parser(prog="tinymcp-bridge",
+               description="Serve a tinymcp board on a serial port to MCP hosts over stdio "
+                           "or Streamable HTTP.")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--port", metavar="DEVICE", help="the board's serial port, e.g. /dev/ttyACM0")
+    src.add_argument("--sim", nargs="?", const="sim", metavar="BOARD",
+                     help="run boards/BOARD/main.py (default: sim) behind a pseudo-terminal")
+    src.add_argument("--list-ports", action="store_true", help="list serial ports and exit")
+    p.add_argument("--baud", type=int, default=115200, help="baud rate (default 115200)")
+    p.add_argument("--http", metavar="[HOST:]PORT",
+                   help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio "
+                        "(HOST defaults to 127.0.0.1)")
+    p.add_argument("--token", default=os.environ.get(TOKEN_ENV),
+                   help="bearer token HTTP clients must send; required on a non-loopback bind "
+                        "(default: $%s)" % TOKEN_ENV)
+    p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="seconds the board has to answer one request (default 10)")
+    p.add_argument("--log-level", default="warning",
+                   choices=("debug", "info", "warning", "error"), help="stderr log level")
+    p.add_argument("--demo", action="store_true",
+                   help="show a narrated live session on stderr (the default when stdin is a "
+                        "terminal) instead of serving stdio")
+    p.add_argument("--demo-seconds", type=float, metavar="N",
+                   help="end the demo after N seconds (exit 0)")
+    return p
+
+
+def parse_http(value):
+    # "[HOST:]PORT" -> (host, port); "[::1]:8000" for IPv6.
+    host, _, port = value.rpartition(":")
+    host = host.strip("[]") or "127.0.0.1"
+    if not port.isdigit() or int(port) > 65535:
+        raise ValueError("--http wants [HOST:]PORT, got %r" % value)
+    return host, int(port)
+
+
+def list_ports(out):
+    from serial.tools import list_ports as lp
+    ports = sorted(lp.comports(), key=lambda p: p.device)
+    if not ports:
+        print("no serial ports found", file=out)
+    for port in ports:
+        line = port.device
+        if port.vid is not None:
+            hint = MICROPYTHON_USB.get(port.vid, "")
+            line += "  usb %04x:%04x" % (port.vid, port.pid or 0)
+            line += "  %s" % (port.product or port.description or "")
+            if hint:
+                line += "  <- likely a MicroPython board (%s)" % hint
+        elif port.description and port.description != "n/a":
+            line += "  " + port.description
+        print(line.rstrip(), file=out)
+    return 0
+
+
+def _listen(host, port):
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        raise PortError("cannot listen on %s:%d: %s" % (host, port, e.strerror or e)) from None
+    sock.listen(64)
+    sock.setblocking(False)
+    return sock
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=getattr(logging, args.log_level.upper()),
+                        format="tinymcp-bridge %(levelname)s %(name)s: %(message)s")
+    if args.list_ports:
+        return list_ports(sys.stdout)
+    if args.port is None and args.sim is None:
+        build_parser().error("say which board: --port DEVICE, or --sim for the simulated board")
+    if args.timeout <= 0:
+        build_parser().error("--timeout must be positive")
+    http = None
+    sock = None
+    sim = None
+    try:
+        if args.http:
+            try:
+                http = parse_http(args.http)
+            except ValueError as e:
+                raise PortError(str(e)) from None
+            if not is_loopback(http[0]) and not args.token:
+                raise PortError("binding %s (not loopback) needs a token: --token or $%s"
+                                % (http[0], TOKEN_ENV))
+            sock = _listen(*http)
+        if args.sim is not None:
+            from tinymcp.host.bridge.sim import SimBoard
+            sim = SimBoard(args.sim)
+            device, port = sim.open()
+        else:
+            device, port = args.port, open_port(args.port, args.baud)
+    except PortError as e:
+        print("tinymcp-bridge: %s" % e, file=sys.stderr)
+        if sock is not None:
+            sock.close()
+        return 2
+    demo = args.demo or (sys.stdin.isatty() and not args.http)
+    try:
+        asyncio.run(run(args, device, port, sim, http, sock, demo))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if sim is not None:
+            sim.close()
+    return 0
+
+
+async def run(args, device, port, sim, http, sock, demo):
+    from tinymcp.host.bridge.board import BoardSession
+    from tinymcp.host.bridge.host import Hub
+    loop = asyncio.get_running_loop()
+    stopping = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stopping.set)
+    link = Link(device, args.baud, port)
+    board = BoardSession(link, args.timeout)
+    hub = Hub(board)
+    tasks = [loop.create_task(link.run())]
+    if sim is not None:
+        tasks.append(loop.create_task(sim.run(board)))
+    board.start()
+    fronts = []
+    if http is not None:
+        from tinymcp.host.bridge.http import serve_http
+        host, number = http
+        number = sock.getsockname()[1]
+        fronts.append(loop.create_task(serve_http(hub, sock, host, number, args.token, stopping)))
+        shown = "[%s]" % host if ":" in host else host
+        print("tinymcp-bridge: serving http://%s:%d/mcp" % (shown, number), file=sys.stderr,
+              flush=True)
+    if demo:
+        from tinymcp.host.bridge.demo import run_demo, snippet
+        if sim is not None:
+            print("tinymcp-bridge: simulated board %s on %s\n" % (sim.main, device),
+                  file=sys.stderr)
+            command = shutil.which("tinymcp-bridge") or os.path.abspath(sys.argv[0])
+            print(snippet(command, ["--sim"]), file=sys.stderr)
+        fronts.append(loop.create_task(run_demo(hub, args.demo_seconds)))
+    elif http is None:
+        from tinymcp.host.bridge.stdio import serve_stdio
+        fronts.append(loop.create_task(serve_stdio(hub)))
+    stop = loop.create_task(stopping.wait())
+    try:
+        done, _ = await asyncio.wait(fronts + [stop], return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            if task is not stop and not task.cancelled() and task.exception():
+                log.error("front ended: %r", task.exception())
+        if demo and args.demo_seconds is None and not stopping.is_set():
+            await stopping.wait()   # the demo finished its script; keep serving until Ctrl-C
+        if demo and http is not None and not stopping.is_set() and args.demo_seconds is None:
+            await stopping.wait()
+        if http is not None and args.demo_seconds is not None:
+            stopping.set()
+    finally:
+        stopping.set()
+        for task in fronts:
+            try:
+                await asyncio.wait_for(task, 3)
+            except (asyncio.TimeoutError, asyncio.CancelledError, Exception):
+                pass
+        if sim is not None:
+            sim.stop()
+            await sim.wait_stopped()
+        link.close()
+        board.close()
+        for task in tasks + [stop]:
+            task.cancel()
+        await asyncio.gather(*tasks, stop, return_exceptions=True)

@@ -1,0 +1,109 @@
+# The live demo of `tinymcp-bridge --sim` in a terminal: a small client driving the bridge, narrated.
+import asyncio
+import itertools
+import json
+import shutil
+import sys
+
+ARROW_OUT = "\u2192"
+ARROW_IN = "\u2190"
+
+
+def snippet(command, args, name="tinymcp-sim"):
+    # The host config that starts this bridge, for Claude Desktop and VS Code.
+    claude = {"mcpServers": {name: {"command": command, "args": args}}}
+    vscode = {"servers": {name: {"type": "stdio", "command": command, "args": args}}}
+    return ("Claude Desktop (claude_desktop_config.json):\n" + json.dumps(claude, indent=2)
+            + "\n\nVS Code (.vscode/mcp.json):\n" + json.dumps(vscode, indent=2) + "\n")
+
+
+def _sample(schema):
+    # Arguments for a demo call: the smallest valid value of each required property.
+    args = {}
+    props = (schema or {}).get("properties", {})
+    for name in (schema or {}).get("required", []):
+        kind = props.get(name, {}).get("type")
+        if kind == "boolean":
+            args[name] = True
+        elif kind in ("integer", "number"):
+            args[name] = props[name].get("minimum", 0)
+        elif kind == "string":
+            args[name] = props[name].get("enum", [""])[0]
+        else:
+            args[name] = None
+    return args
+
+
+class DemoClient:
+    def __init__(self, hub, out=None):
+        self.out = out or sys.stderr
+        self.width = max(60, shutil.get_terminal_size((100, 20)).columns) - 1
+        self.waiting = {}
+        self.ids = itertools.count(0)   # id 0 first, as the Inspector does: ids pass back exactly
+        self.updates = asyncio.Queue()
+        self.session = hub.open_session(self._receive, "demo")
+
+    def say(self, arrow, text):
+        line = "%s %s" % (arrow, text)
+        if len(line) > self.width:
+            line = line[:self.width - 1] + "\u2026"
+        print(line, file=self.out, flush=True)
+
+    def _receive(self, msg, related=None):
+        if "method" not in msg:
+            future = self.waiting.pop(msg.get("id"), None)
+            body = msg.get("result", msg.get("error"))
+            self.say(ARROW_IN, ("error " if "error" in msg else "") + json.dumps(body))
+            if future is not None and not future.done():
+                future.set_result(msg)
+            return
+        self.say(ARROW_IN, "%s %s" % (msg["method"], json.dumps(msg.get("params", {}))))
+        if msg["method"] == "notifications/resources/updated":
+            self.updates.put_nowait(msg["params"]["uri"])
+
+    async def request(self, method, params=None, show=None):
+        rid = next(self.ids)
+        msg = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.say(ARROW_OUT, show or "%s %s" % (method, json.dumps(params or {})))
+        future = asyncio.get_running_loop().create_future()
+        self.waiting[rid] = future
+        self.session.receive(msg)
+        return await future
+
+    def notify(self, method):
+        self.say(ARROW_OUT, method)
+        self.session.receive({"jsonrpc": "2.0", "method": method})
+
+
+async def run_demo(hub, seconds=None, out=None):
+    # Initialize, list and call every tool, read and subscribe to every resource, then show
+    # updates as they arrive until `seconds` pass (forever when None).
+    client = DemoClient(hub, out)
+    loop = asyncio.get_running_loop()
+    end = None if seconds is None else loop.time() + seconds
+    try:
+        await client.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                            "clientInfo": {"name": "tinymcp-demo",
+                                                           "version": "0.1.0"}})
+        client.notify("notifications/initialized")
+        tools = (await client.request("tools/list")).get("result", {}).get("tools", [])
+        for tool in tools:
+            args = _sample(tool.get("inputSchema"))
+            await client.request("tools/call", {"name": tool["name"], "arguments": args},
+                                 show="tools/call %s %s" % (tool["name"], json.dumps(args)))
+        listed = (await client.request("resources/list")).get("result", {})
+        for resource in listed.get("resources", []):
+            await client.request("resources/read", {"uri": resource["uri"]})
+            await client.request("resources/subscribe", {"uri": resource["uri"]})
+        print("-- watching for resources/updated (Ctrl-C ends) --", file=client.out, flush=True)
+        while end is None or loop.time() < end:
+            timeout = None if end is None else max(0.0, end - loop.time())
+            try:
+                uri = await asyncio.wait_for(client.updates.get(), timeout)
+            except asyncio.TimeoutError:
+                break
+            await client.request("resources/read", {"uri": uri})
+    finally:
+        client.session.close()

@@ -1,0 +1,227 @@
+# The Streamable HTTP front (MCP 2025-11-25): the official SDK's transport, one per session, on uvicorn.
+import contextlib
+import hmac
+import json
+import logging
+import math
+import uuid
+
+import anyio
+import uvicorn
+from mcp.server.streamable_http import StreamableHTTPServerTransport
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from mcp.shared.message import ServerMessageMetadata, SessionMessage
+from mcp_types import jsonrpc_message_adapter
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from tinymcp.server import VERSIONS
+
+from tinymcp.host.bridge.cli import is_loopback
+
+log = logging.getLogger("tinymcp.bridge.http")
+
+IDLE_SECONDS = 30 * 60   # a session nobody used for this long is closed (its subscriptions too)
+MAX_BODY = 4 << 20
+
+
+def _reject(status, message, code=-32600, headers=None):
+    body = {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+    return Response(json.dumps(body), status_code=status, media_type="application/json",
+                    headers=headers)
+
+
+class QuietServer(uvicorn.Server):
+    # The bridge owns SIGINT/SIGTERM (exit 0 after a clean shutdown); uvicorn must not re-raise them.
+    @contextlib.contextmanager
+    def capture_signals(self):
+        yield
+
+
+class HttpFront:
+    # ASGI app for /mcp: checks Host, Origin, token and protocol version on every request, then
+    # hands the request to that session's SDK transport; a session is created by an initialize.
+
+    def __init__(self, hub, host, port, token=None):
+        self.hub = hub
+        self.token = token
+        names = ["127.0.0.1", "localhost", "[::1]"]
+        if not is_loopback(host) and host not in ("0.0.0.0", "::"):
+            names.append("[%s]" % host if ":" in host else host)
+        hosts = [n + ":" + str(port) for n in names] + names
+        origins = ["http://" + h for h in hosts] + ["https://" + h for h in hosts]
+        if host in ("0.0.0.0", "::"):
+            # Any name may reach an all-interfaces bind; the token (required there) is the guard.
+            settings = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+        else:
+            settings = TransportSecuritySettings(allowed_hosts=hosts, allowed_origins=origins)
+        self.security = TransportSecurityMiddleware(settings)
+        self.origins = set(origins)
+        self.sessions = {}   # session id -> SDK transport
+        self.tg = None
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app):
+        async with anyio.create_task_group() as tg:
+            self.tg = tg
+            try:
+                yield
+            finally:
+                await self.close_all()
+                tg.cancel_scope.cancel()
+
+    async def close_all(self):
+        for transport in list(self.sessions.values()):
+            with anyio.CancelScope(shield=True):
+                await transport.terminate()
+        self.sessions.clear()
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return
+        request = Request(scope, receive)
+        refusal = await self.security.validate_request(request)
+        origin = request.headers.get("origin")
+        if refusal is None and origin and origin not in self.origins:
+            # Checked here too: an all-interfaces bind lets any Host in, never any Origin.
+            refusal = Response("Invalid Origin header", status_code=403)
+        if refusal is None:
+            refusal = self._check(request)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        sid = request.headers.get("mcp-session-id")
+        if sid is not None:
+            transport = self.sessions.get(sid)
+            if transport is None:
+                await _reject(404, "Session not found")(scope, receive, send)
+                return
+            await transport.handle_request(scope, receive, send)
+            if transport.is_terminated:
+                self.sessions.pop(sid, None)
+            return
+        if request.method != "POST":
+            await _reject(400, "Bad Request: Missing session ID")(scope, receive, send)
+            return
+        await self._open_session(request, scope, receive, send)
+
+    def _check(self, request):
+        if self.token is not None:
+            given = request.headers.get("authorization", "")
+            if not hmac.compare_digest(given.encode(), ("Bearer " + self.token).encode()):
+                return _reject(401, "Unauthorized: a bearer token is required",
+                               headers={"WWW-Authenticate": "Bearer"})
+        version = request.headers.get("mcp-protocol-version")
+        if version is not None and version not in VERSIONS:
+            return _reject(400, "Bad Request: unsupported MCP-Protocol-Version %r (supported: %s)"
+                           % (version[:40], ", ".join(VERSIONS)))
+        return None
+
+    async def _open_session(self, request, scope, receive, send):
+        # Only an initialize may open a session; anything else without a session id is refused
+        # before a transport exists, so a probe (server/discover) leaves nothing behind.
+        body = await request.body()
+        if len(body) > MAX_BODY:
+            await _reject(413, "Request body too large")(scope, receive, send)
+            return
+        try:
+            msg = json.loads(body)
+        except ValueError:
+            msg = None
+        if type(msg) is not dict or msg.get("method") != "initialize":
+            await _reject(400, "Bad Request: Missing session ID")(scope, receive, send)
+            return
+        transport = StreamableHTTPServerTransport(uuid.uuid4().hex, idle_timeout=IDLE_SECONDS)
+        sid = transport.mcp_session_id
+        self.sessions[sid] = transport
+        await self.tg.start(self._run_session, transport)
+        replayed = False
+
+        async def receive_again():
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        status = None
+
+        async def watch(message):
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        await transport.handle_request(scope, receive_again, watch)
+        if status is None or status >= 400:
+            self.sessions.pop(sid, None)
+            await transport.terminate()
+
+    async def _run_session(self, transport, *, task_status=anyio.TASK_STATUS_IGNORED):
+        sid = transport.mcp_session_id
+        out_send, out_recv = anyio.create_memory_object_stream(math.inf)
+        metadata = {}   # host request id -> its transport metadata, until it is answered
+
+        def send(msg, related=None):
+            meta = None
+            if "method" in msg and related is not None:
+                meta = ServerMessageMetadata(related_request_id=related)
+            elif "method" not in msg:
+                metadata.pop(msg.get("id"), None)
+            out_send.send_nowait(SessionMessage(jsonrpc_message_adapter.validate_python(msg),
+                                                metadata=meta))
+
+        def unanswered(rid):
+            meta = metadata.pop(rid, None)
+            callback = getattr(meta, "on_request_unanswered", None)
+            if callback is not None:
+                self.tg.start_soon(callback)
+
+        session = self.hub.open_session(send, "http " + sid[:8], unanswered)
+        try:
+            async with transport.connect() as (read, write), anyio.create_task_group() as tg:
+                task_status.started()
+
+                async def writer():
+                    async for item in out_recv:
+                        await write.send(item)
+
+                tg.start_soon(writer)
+                with transport.idle_scope or anyio.CancelScope():
+                    async for item in read:
+                        if isinstance(item, Exception):
+                            log.debug("session %s: %s", sid[:8], item)
+                            continue
+                        msg = item.message.model_dump(by_alias=True, exclude_unset=True,
+                                                      mode="json")
+                        if "method" in msg and "id" in msg:
+                            metadata[msg["id"]] = item.metadata
+                        session.receive(msg)
+                tg.cancel_scope.cancel()
+        except Exception:
+            log.exception("session %s failed", sid[:8])
+        finally:
+            session.close()
+            self.sessions.pop(sid, None)
+            if not transport.is_terminated:
+                with anyio.CancelScope(shield=True):
+                    await transport.terminate()
+
+
+async def serve_http(hub, sock, host, port, token, stopping):
+    # Serve on an already bound socket until `stopping` (an asyncio.Event) is set.
+    import asyncio
+    front = HttpFront(hub, host, port, token)
+    app = Starlette(routes=[Route("/mcp", front)], lifespan=front.lifespan)
+    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
+                            timeout_graceful_shutdown=2, ws="none")
+    server = QuietServer(config)
+    serving = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
+    stop = asyncio.get_running_loop().create_task(stopping.wait())
+    await asyncio.wait((serving, stop), return_when=asyncio.FIRST_COMPLETED)
+    stop.cancel()
+    await front.close_all()
+    server.should_exit = True
+    await serving

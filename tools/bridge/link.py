@@ -1,0 +1,227 @@
+# The serial link to a board: exclusive open, newline framing, noise filter, reopen after a re-plug.
+import asyncio
+import errno
+import json
+import logging
+import os
+
+import serial
+
+log = logging.getLogger("tinymcp.bridge.link")
+
+MAX_LINE = 1 << 20          # a line longer than this is noise by definition; dropped as it streams
+_JSONRPC = b'{"jsonrpc"'
+
+
+class PortError(Exception):
+    # An unusable port; the message says what to do about it (one line, for the CLI).
+    pass
+
+
+def open_port(device, baud=115200):
+    # -> an open, non-blocking serial.Serial, or PortError with a useful reason.
+    try:
+        port = serial.Serial(device, baud, timeout=0, write_timeout=0, exclusive=True)
+    except serial.SerialException as e:
+        raise PortError(_explain(device, e)) from None
+    except (OSError, ValueError) as e:
+        raise PortError(_explain(device, e)) from None
+    os.set_blocking(port.fileno(), False)
+    return port
+
+
+def _explain(device, e):
+    code = getattr(e, "errno", None)
+    text = str(e)
+    if code == errno.ENOENT or "No such file" in text:
+        return ("%s does not exist: is the board plugged in? (tinymcp-bridge --list-ports shows "
+                "the serial ports)" % device)
+    if code in (errno.EACCES, errno.EPERM) or "Permission denied" in text:
+        return ("no permission to open %s: add yourself to the dialout group "
+                "(sudo usermod -aG dialout $USER, then log in again)" % device)
+    if "exclusively lock" in text or code in (errno.EBUSY, errno.EAGAIN):
+        return ("%s is busy: another program (a serial monitor, an IDE, another bridge) has it "
+                "open; close that program and retry" % device)
+    if code == errno.ENOTTY or "Inappropriate ioctl" in text:
+        return "%s is not a serial port" % device
+    return "cannot open %s: %s" % (device, text.splitlines()[0] if text else e.__class__.__name__)
+
+
+def parse_line(line):
+    # One line from the board -> (message dict or None, noise bytes or None). A protocol frame
+    # behind a half line of REPL output ('>>> {"jsonrpc"...') is salvaged.
+    line = line.rstrip(b"\r \t")
+    if not line:
+        return None, None
+    start = 0 if line[:1] == b"{" else line.find(_JSONRPC)
+    if start >= 0:
+        try:
+            msg = json.loads(line[start:])
+        except ValueError:
+            msg = None
+        if type(msg) is dict and msg.get("jsonrpc") == "2.0":
+            return msg, (line[:start] if start else None)
+    return None, line
+
+
+class Link:
+    # Owns the port. Calls on_message(dict) per frame, on_noise(bytes) per other line and
+    # on_state(connected: bool) when the port appears or goes away.
+    reopen_interval = 0.25
+
+    def __init__(self, device, baud=115200, port=None):
+        self.device = device
+        self.baud = baud
+        self.port = port
+        self.on_message = lambda msg: None
+        self.on_noise = lambda line: None
+        self.on_state = lambda up: None
+        self._partial = bytearray()
+        self._dropping = False
+        self._out = bytearray()
+        self._lost = None
+        self._closed = False
+        self.frames_in = 0
+
+    @property
+    def connected(self):
+        return self.port is not None
+
+    async def run(self):
+        # Keep the port open for as long as the bridge runs.
+        loop = asyncio.get_running_loop()
+        while not self._closed:
+            if self.port is None:
+                try:
+                    self.port = open_port(self.device, self.baud)
+                except PortError as e:
+                    log.debug("reopen: %s", e)
+                    await asyncio.sleep(self.reopen_interval)
+                    continue
+                log.info("port %s opened", self.device)
+            self._lost = loop.create_future()
+            fd = self.port.fileno()
+            loop.add_reader(fd, self._readable)
+            # A newline first: whatever half frame the board holds from before is ended, then ignored.
+            self._out[:0] = b"\n"
+            self._flush()
+            self.on_state(True)
+            try:
+                await self._lost
+            finally:
+                self._drop_port()
+            if not self._closed:
+                log.warning("port %s lost; waiting for it to come back", self.device)
+                self.on_state(False)
+
+    def _drop_port(self):
+        port, self.port = self.port, None
+        if port is None:
+            return
+        loop = asyncio.get_running_loop()
+        try:
+            loop.remove_reader(port.fileno())
+            loop.remove_writer(port.fileno())
+        except (ValueError, OSError):
+            pass
+        try:
+            port.close()
+        except Exception:
+            pass
+        self._partial.clear()
+        self._out.clear()
+        self._dropping = False
+
+    def _fail(self, why):
+        log.debug("port %s: %s", self.device, why)
+        if self._lost is not None and not self._lost.done():
+            self._lost.set_result(why)
+
+    def _readable(self):
+        try:
+            data = os.read(self.port.fileno(), 65536)
+        except BlockingIOError:
+            return
+        except OSError as e:  # EIO: the other side of a pty closed, or the USB device vanished
+            self._fail(str(e))
+            return
+        if not data:
+            self._fail("end of file")
+            return
+        self._feed(data)
+
+    def _feed(self, data):
+        start = 0
+        while True:
+            nl = data.find(b"\n", start)
+            if nl < 0:
+                self._keep(data[start:])
+                return
+            if self._dropping:
+                self._dropping = False
+                log.debug("noise: dropped a line over %d bytes", MAX_LINE)
+            else:
+                self._partial += data[start:nl]
+                line = bytes(self._partial)
+                self._partial.clear()
+                self._line(line)
+            start = nl + 1
+
+    def _keep(self, tail):
+        if self._dropping:
+            return
+        self._partial += tail
+        if len(self._partial) > MAX_LINE:
+            self._partial.clear()
+            self._dropping = True
+
+    def _line(self, line):
+        msg, noise = parse_line(line)
+        if noise:
+            log.debug("noise: %r", noise[:200])
+            self.on_noise(noise)
+        if msg is not None:
+            self.frames_in += 1
+            self.on_message(msg)
+
+    def send(self, msg):
+        # Queue one message for the board; False when there is no port to send it on.
+        if self.port is None:
+            return False
+        self._out += json.dumps(msg, separators=(",", ":")).encode() + b"\n"
+        self._flush()
+        return True
+
+    def _flush(self):
+        port = self.port
+        if port is None:
+            return
+        loop = asyncio.get_running_loop()
+        fd = port.fileno()
+        while self._out:
+            try:
+                n = os.write(fd, self._out)
+            except BlockingIOError:
+                n = 0
+            except OSError as e:
+                self._fail(str(e))
+                return
+            if n == 0:
+                loop.add_writer(fd, self._flush)  # the board is slow to read: wait, never block
+                return
+            del self._out[:n]
+        try:
+            loop.remove_writer(fd)
+        except (ValueError, OSError):
+            pass
+
+    def write_raw(self, data):
+        # Bytes straight onto the line (tests and the benchmark); not used by the bridge itself.
+        self._out += data
+        self._flush()
+
+    def close(self):
+        self._closed = True
+        self._fail("closed")
+        if self._lost is None:
+            self._drop_port()

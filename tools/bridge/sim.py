@@ -1,0 +1,105 @@
+# --sim: a board's main.py run under this Python behind a pseudo-terminal, like a USB board.
+import asyncio
+import ctypes
+import logging
+import os
+import pty
+import signal
+import sys
+from pathlib import Path
+
+from tinymcp.host.bridge.link import open_port, PortError
+
+log = logging.getLogger("tinymcp.bridge.sim")
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def find_board(name):
+    # "sim" -> <repo>/boards/sim/main.py; a directory or a main.py path works too.
+    path = Path(name)
+    candidates = [path / "main.py", path, REPO / "boards" / name / "main.py"]
+    for candidate in candidates:
+        if candidate.is_file() and candidate.name.endswith(".py"):
+            return candidate.resolve()
+    known = sorted(p.name for p in (REPO / "boards").glob("*") if (p / "main.py").is_file())
+    raise PortError("no board named %r (known: %s)" % (name, ", ".join(known) or "none"))
+
+
+def _die_with_parent():
+    # The board must never outlive the bridge, even if the bridge is killed with SIGKILL.
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
+class SimBoard:
+    # The board process speaks on the pty master; the bridge opens the slave, a real tty, by its
+    # path through the same link code as a USB port. The bridge keeps its own copy of the master,
+    # so a board that dies and restarts looks like a UART board that reset: the port stays.
+    restart_delay = 0.2
+
+    def __init__(self, name="sim", python=None):
+        self.main = find_board(name)
+        self.python = python or sys.executable
+        self.master = None
+        self.device = None
+        self.proc = None
+        self.starts = 0
+        self._stopping = False
+
+    def open(self):
+        # -> (device path, open serial port)
+        self.master, slave = pty.openpty()
+        self.device = os.ttyname(slave)
+        try:
+            port = open_port(self.device)
+        finally:
+            os.close(slave)
+        return self.device, port
+
+    async def run(self, board_session):
+        # Keep the board running; a crash is a reset the board session must notice at once.
+        quick_deaths = 0
+        loop = asyncio.get_running_loop()
+        while not self._stopping:
+            started = loop.time()
+            self.proc = await asyncio.create_subprocess_exec(
+                self.python, str(self.main), stdin=self.master, stdout=self.master,
+                cwd=str(REPO),
+                preexec_fn=_die_with_parent)
+            self.starts += 1
+            log.info("sim board %s started, pid %d", self.main.parent.name, self.proc.pid)
+            code = await self.proc.wait()
+            if self._stopping:
+                return
+            log.warning("sim board exited with status %s; restarting it", code)
+            board_session.reset("the sim board process exited")
+            quick_deaths = quick_deaths + 1 if loop.time() - started < 2 else 0
+            # A board that cannot start at all (a syntax error) is retried slowly.
+            await asyncio.sleep(min(5.0, self.restart_delay * (1 << min(quick_deaths, 5))))
+
+    def stop(self):
+        self._stopping = True
+        proc = self.proc
+        if proc is not None and proc.returncode is None:
+            try:
+                proc.terminate()
+            except ProcessLookupError:
+                pass
+
+    async def wait_stopped(self, timeout=2.0):
+        proc = self.proc
+        if proc is None or proc.returncode is not None:
+            return
+        try:
+            await asyncio.wait_for(proc.wait(), timeout)
+        except asyncio.TimeoutError:
+            proc.kill()
+            await proc.wait()
+
+    def close(self):
+        if self.master is not None:
+            os.close(self.master)
+            self.master = None
