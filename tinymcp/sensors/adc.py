@@ -3,20 +3,27 @@
 #   channels = ADCChannels([ADC(26), ADC(27), ADC(28)], vref=3.3)
 #   channels.read(1) -> {"raw": 20480, "volts": 1.0313}
 #   attach(server, channels)   -> read_adc tool, channel 0..n-1
+#
+# calibrated=True takes volts from read_uv() (the ESP32's eFuse-calibrated reading) instead
+# of scaling read_u16() by vref.
 from tinymcp.sensors.common import SensorError
 
 
 class ADCChannels:
-    def __init__(self, adcs, vref=3.3):
+    def __init__(self, adcs, vref=3.3, calibrated=False):
         self.adcs = list(adcs)   # index = channel number the tool offers
         self.vref = vref
+        self.calibrated = calibrated
 
     def read(self, channel):
         if not 0 <= channel < len(self.adcs):
             raise SensorError("ADC channel " + str(channel) + " is not wired on this board "
                               "(channels 0.." + str(len(self.adcs) - 1) + ")")
+        a = self.adcs[channel]
         try:
-            raw = self.adcs[channel].read_u16()
+            raw = a.read_u16()
+            if self.calibrated:
+                return {"raw": raw, "volts": round(a.read_uv() / 1000000, 4)}
         except OSError as e:
             raise SensorError("ADC channel " + str(channel) + " failed to read: " + str(e))
         return {"raw": raw, "volts": round(raw * self.vref / 65535, 4)}

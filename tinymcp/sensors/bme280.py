@@ -46,11 +46,10 @@ def _s8(v):
 
 
 class BME280:
-    wiring = ""  # the board file may say where it is wired, for error messages
-
-    def __init__(self, i2c, address=0x76):
+    def __init__(self, i2c, address=0x76, wiring=""):
         self.i2c = i2c
         self.address = address
+        self.wiring = wiring  # where the board wired it, quoted in error messages
         self.name = "BME280 at " + hexaddr(address)
         self._calib = bytearray(26)
         self._calib_h = bytearray(7)
@@ -60,6 +59,7 @@ class BME280:
         self.t = None     # calibration words, read once (None until the chip has answered)
         self.p = None
         self.h = None
+        self.adc_t = self.adc_p = self.adc_h = 0   # the last raw words
 
     # -- setup: chip id and calibration, on first use so a missing sensor never stops a boot --
 
@@ -89,6 +89,11 @@ class BME280:
 
     def read_raw(self):
         # -> (adc_T, adc_P, adc_H) of one forced-mode measurement.
+        self._measure()
+        return self.adc_t, self.adc_p, self.adc_h
+
+    def _measure(self):
+        # One forced-mode measurement into self.adc_t/adc_p/adc_h (no tuple to allocate).
         if self.t is None:
             self.setup()
         i2c = self.i2c
@@ -113,20 +118,19 @@ class BME280:
             self.t = None  # re-check the chip id and calibration once it answers again
             raise bus_fault(e, self.name, self.wiring)
         d = self._data
-        adc_p = (d[0] << 12) | (d[1] << 4) | (d[2] >> 4)
-        adc_t = (d[3] << 12) | (d[4] << 4) | (d[5] >> 4)
-        adc_h = (d[6] << 8) | d[7]
-        if adc_t == 0x80000 or adc_p == 0x80000 or adc_h == 0x8000:
+        self.adc_p = (d[0] << 12) | (d[1] << 4) | (d[2] >> 4)
+        self.adc_t = (d[3] << 12) | (d[4] << 4) | (d[5] >> 4)
+        self.adc_h = (d[6] << 8) | d[7]
+        if self.adc_t == 0x80000 or self.adc_p == 0x80000 or self.adc_h == 0x8000:
             raise SensorError(self.name + " returned its 'skipped' value: a measurement was "
                               "not taken; check the chip is a BME280 and try again")
-        return adc_t, adc_p, adc_h
 
     def read(self):
-        adc_t, adc_p, adc_h = self.read_raw()
-        t_fine = self.t_fine(adc_t)
+        self._measure()
+        t_fine = self.t_fine(self.adc_t)
         centi = (t_fine * 5 + 128) >> 8
-        pa = self.pascals(adc_p, t_fine)
-        rh = (self.humidity(adc_h, t_fine) * 100) >> 10  # Q22.10 %RH -> hundredths
+        pa = self.pascals(self.adc_p, t_fine)
+        rh = (self.humidity(self.adc_h, t_fine) * 100) >> 10  # Q22.10 %RH -> hundredths
         return {"celsius": centi / 100, "rh": rh / 100, "hpa": pa / 100}
 
     # -- Bosch integer compensation (datasheet 4.2.3 and 8.2, 32-bit versions) --------------

@@ -23,15 +23,15 @@ def crc8(buf, start=0, end=2):
 
 
 class SHT3x:
-    wiring = ""      # the board file may say where it is wired, for error messages
     retries = 3      # extra 1 ms waits for a chip that is a little slower than its datasheet
 
-    def __init__(self, i2c, address=0x44, repeatability="high"):
+    def __init__(self, i2c, address=0x44, repeatability="high", wiring=""):
         self.i2c = i2c
         self.address = address
+        self.wiring = wiring  # where the board wired it, quoted in error messages
         self.name = "SHT3x at " + hexaddr(address)
         command, self.measure_ms = REPEATABILITY[repeatability]
-        self._measure = bytearray((command >> 8, command & 0xFF))
+        self._single = bytearray((command >> 8, command & 0xFF))
         self._cmd = bytearray(2)
         self._data = bytearray(6)
 
@@ -42,10 +42,16 @@ class SHT3x:
 
     def read_raw(self):
         # -> (S_T, S_RH), the raw 16-bit words, after both CRCs passed.
+        self._measure()
+        data = self._data
+        return (data[0] << 8) | data[1], (data[3] << 8) | data[4]
+
+    def _measure(self):
+        # One single-shot measurement into self._data, CRC-checked (no tuple to allocate).
         i2c = self.i2c
         data = self._data
         try:
-            i2c.writeto(self.address, self._measure)
+            i2c.writeto(self.address, self._single)
         except OSError as e:
             raise bus_fault(e, self.name, self.wiring)
         sleep_ms(self.measure_ms)
@@ -65,10 +71,12 @@ class SHT3x:
         if crc8(data, 0, 2) != data[2] or crc8(data, 3, 5) != data[5]:
             raise SensorError(self.name + " sent a corrupted reading (CRC mismatch); nothing was "
                               "reported. Check for long or noisy SDA/SCL wires and retry")
-        return (data[0] << 8) | data[1], (data[3] << 8) | data[4]
 
     def read(self):
-        s_t, s_rh = self.read_raw()
+        self._measure()
+        data = self._data
+        s_t = (data[0] << 8) | data[1]
+        s_rh = (data[3] << 8) | data[4]
         # Datasheet 4.13: T = -45 + 175 * S_T / (2^16 - 1), RH = 100 * S_RH / (2^16 - 1),
         # in integer hundredths (rounded) so only the two results are floats.
         centi = (s_t * 17500 + 32767) // 65535 - 4500

@@ -177,9 +177,11 @@ class SHT3xChip:
         self.ready_at = None
         self.wait_ms = 0
         self.measurements = 0
+        self.last_command = None
 
     def write(self, data):
         command = (data[0] << 8) | data[1]
+        self.last_command = command
         if command in self.TIMES:
             if self.raw is not None:
                 s_t, s_rh = self.raw

@@ -1,0 +1,55 @@
+# ESP32 DevKitC: the LED on GPIO2, ADC1 inputs, the chip's temperature sensor and a BME280 on
+# I2C (SDA 21, SCL 22). Edit the wiring below to match your bench; only what is listed is offered.
+import sys
+
+if __name__ == "__main__":  # run from a checkout: the repo root holds tinymcp/ and ports/
+    sys.path.append(globals().get("__file__", "").rsplit("boards", 1)[0] or ".")
+
+from tinymcp import Server
+from tinymcp.sensors import adc, bme280, gpio, i2cscan, internal, sht3x
+
+ADC_PINS = (36, 39, 34, 35)  # ADC1 only (ADC2 is unusable while Wi-Fi runs): VP, VN, 34, 35
+VREF = 3.3                   # scale for read_u16 at 11 dB; read_uv() is used where it exists
+LED = 2                      # the blue LED on most DevKitC clones (the original has none)
+BOOT_BUTTON = 0              # GPIO0, low while BOOT is held
+INPUTS = ()                  # GPIOs read_pin may read, pulled up, e.g. (27,)
+OUTPUTS = ()                 # GPIOs write_pin may drive, e.g. (26,)
+PWM_PINS = ()                # GPIOs set_pwm may drive, e.g. (25,)
+I2C_BUS = (0, 21, 22)        # I2C0: SDA GPIO21, SCL GPIO22
+WIRING = "SDA GPIO21, SCL GPIO22, 3V3, GND"
+BME280_AT = 0x76             # None when not fitted (0x77 when its SDO pin is high)
+SHT3X_AT = None              # e.g. 0x44 for an SHT31 board on the same bus
+
+
+def build():
+    import esp32
+    from machine import ADC, I2C, PWM, Pin
+    server = Server("tinymcp-esp32", "0.1.0", title="ESP32 DevKitC",
+                    instructions="An ESP32 DevKitC on the bench: its chip temperature, ADC "
+                                 "inputs, LED and the sensors on its I2C bus.")
+    internal.attach(server, internal.ESP32(esp32))
+    adcs = [ADC(Pin(n)) for n in ADC_PINS]
+    for a in adcs:
+        a.atten(ADC.ATTN_11DB)  # the widest input range, about 0.15..2.45 V calibrated
+    adc.attach(server, adc.ADCChannels(adcs, VREF, calibrated=True))
+    gpio.attach_led(server, gpio.Led(Pin(LED, Pin.OUT)))
+    gpio.attach(server, gpio.Pins(inputs={n: Pin(n, Pin.IN, Pin.PULL_UP) for n in INPUTS},
+                                  outputs={n: Pin(n, Pin.OUT, value=0) for n in OUTPUTS},
+                                  pwm={n: PWM(Pin(n)) for n in PWM_PINS}))
+    i2c = I2C(I2C_BUS[0], sda=Pin(I2C_BUS[1]), scl=Pin(I2C_BUS[2]), freq=400000)
+    i2cscan.attach(server, i2c, wiring=WIRING)
+    if BME280_AT is not None:
+        bme280.attach(server, bme280.BME280(i2c, BME280_AT, wiring=WIRING))
+    if SHT3X_AT is not None:
+        sht3x.attach(server, sht3x.SHT3x(i2c, SHT3X_AT, wiring=WIRING))
+    return server
+
+
+def boot_button():
+    from machine import Pin
+    return Pin(BOOT_BUTTON, Pin.IN, Pin.PULL_UP).value() == 0
+
+
+if __name__ == "__main__":
+    from ports.micropython.boot import start
+    start(build, button=boot_button)   # hold BOOT while pressing EN: REPL, no serving

@@ -1,0 +1,46 @@
+# Raspberry Pi Pico / Pico W: its LED, ADC0-2, the RP2040's temperature sensor and a BME280 on
+# I2C0 (GP4/GP5). Edit the wiring below to match your bench; only what is listed is offered.
+import sys
+
+if __name__ == "__main__":  # run from a checkout: the repo root holds tinymcp/ and ports/
+    sys.path.append(globals().get("__file__", "").rsplit("boards", 1)[0] or ".")
+
+from tinymcp import Server
+from tinymcp.sensors import adc, bme280, gpio, i2cscan, internal, sht3x
+
+VREF = 3.3                  # the ADC reference: 3V3 through the Pico's filter
+ADC_PINS = (26, 27, 28)     # ADC0..ADC2 (board pins 31, 32, 34) -> read_adc channels 0..2
+LED = "LED"                 # GP25 on a Pico, the CYW43's LED on a Pico W: "LED" finds either
+INPUTS = ()                 # GPIOs read_pin may read, pulled up, e.g. (14,)
+OUTPUTS = ()                # GPIOs write_pin may drive, e.g. (15,)
+PWM_PINS = ()               # GPIOs set_pwm may drive, e.g. (16,)
+I2C_BUS = (0, 4, 5)         # I2C0: SDA on GP4 (pin 6), SCL on GP5 (pin 7)
+WIRING = "I2C0: SDA GP4 = pin 6, SCL GP5 = pin 7, 3V3 = pin 36, GND = pin 38"
+BME280_AT = 0x76            # None when not fitted (0x77 when its SDO pin is high)
+SHT3X_AT = None             # e.g. 0x44 for an SHT31 board on the same bus
+
+
+def build():
+    from machine import ADC, I2C, PWM, Pin
+    server = Server("tinymcp-pico", "0.1.0", title="Raspberry Pi Pico",
+                    instructions="A Raspberry Pi Pico on the bench: its temperature, ADC "
+                                 "inputs, LED and the sensors on its I2C bus.")
+    internal.attach(server, internal.RP2040(ADC(4), VREF))
+    adc.attach(server, adc.ADCChannels([ADC(n) for n in ADC_PINS], VREF))
+    gpio.attach_led(server, gpio.Led(Pin(LED, Pin.OUT)))
+    gpio.attach(server, gpio.Pins(inputs={n: Pin(n, Pin.IN, Pin.PULL_UP) for n in INPUTS},
+                                  outputs={n: Pin(n, Pin.OUT, value=0) for n in OUTPUTS},
+                                  pwm={n: PWM(Pin(n)) for n in PWM_PINS}))
+    i2c = I2C(I2C_BUS[0], sda=Pin(I2C_BUS[1]), scl=Pin(I2C_BUS[2]), freq=400000)
+    i2cscan.attach(server, i2c, wiring=WIRING)
+    if BME280_AT is not None:
+        bme280.attach(server, bme280.BME280(i2c, BME280_AT, wiring=WIRING))
+    if SHT3X_AT is not None:
+        sht3x.attach(server, sht3x.SHT3x(i2c, SHT3X_AT, wiring=WIRING))
+    return server
+
+
+if __name__ == "__main__":
+    import rp2
+    from ports.micropython.boot import start
+    start(build, button=rp2.bootsel_button)   # hold BOOTSEL while resetting: REPL, no serving

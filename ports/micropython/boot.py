@@ -1,0 +1,99 @@
+# Safe boot for a board's main.py: a way out before serving, then serve with an optional
+# heartbeat LED and watchdog.
+#
+#   if __name__ == "__main__":
+#       from ports.micropython.boot import start
+#       start(build, button=rp2.bootsel_button)
+#
+# Serving is skipped, leaving the REPL free, when the button is held at reset or the flag file
+# exists (`mpremote touch :noserve`; `mpremote rm :noserve` to serve again). A build() that
+# raises is reported on the console and also skips serving, so a broken board file never
+# locks you out of the REPL.
+import os
+import sys
+
+from tinymcp.clock import ticks_ms, ticks_diff
+
+SKIP_FLAG = "noserve"
+
+
+def skip_reason(button=None, flag=SKIP_FLAG):
+    # -> why serving should be skipped, or None. button() is true while the button is held.
+    if button is not None:
+        try:
+            if button():
+                return "button held at reset"
+        except Exception:
+            pass  # a button that cannot be read is not a reason to stay off the air
+    if flag:
+        try:
+            os.stat(flag)
+            return "flag file '" + flag + "' exists (remove it to serve)"
+        except OSError:
+            pass
+    return None
+
+
+class Idle:
+    # Runs in the serve loop's idle poll (every ~200 ms): feeds the watchdog and blinks the
+    # heartbeat LED, then polls subscriptions as usual. A loop that hangs stops both.
+    def __init__(self, poll, led=None, wdt=None, every_ms=500):
+        self.poll = poll
+        self.led = led
+        self.wdt = wdt
+        self.every_ms = every_ms
+        self.last = ticks_ms()
+        self.lit = False
+
+    def __call__(self):
+        if self.wdt is not None:
+            self.wdt.feed()
+        if self.led is not None and ticks_diff(ticks_ms(), self.last) >= self.every_ms:
+            self.last = ticks_ms()
+            self.lit = not self.lit
+            self.led.value(1 if self.lit else 0)
+        self.poll()
+
+
+def start(build, button=None, flag=SKIP_FLAG, heartbeat=None, watchdog_ms=None, stream=None,
+          serve=None):
+    # -> why serving stopped ("eof", "interrupt") or was skipped. heartbeat: a Pin to blink;
+    # watchdog_ms: reset the board if the serve loop stalls that long (rp2 max ~8300 ms).
+    reason = skip_reason(button, flag)
+    if reason:
+        print("tinymcp: not serving: " + reason)
+        return "skipped"
+    try:
+        server = build()
+    except Exception as e:
+        print("tinymcp: build() failed, not serving:")
+        if hasattr(sys, "print_exception"):
+            sys.print_exception(e)
+        else:
+            print(repr(e))
+        return "build failed"
+    wdt = None
+    if watchdog_ms:
+        from machine import WDT
+        wdt = WDT(timeout=watchdog_ms)
+    if wdt is not None or heartbeat is not None:
+        server.poll = Idle(server.poll, heartbeat, wdt)
+    if serve is None:
+        from ports import serve
+    try:
+        return serve(server, stream)
+    finally:
+        if wdt is not None:
+            _keep_fed(wdt)
+
+
+def _keep_fed(wdt):
+    # A watchdog cannot be stopped once started: after a deliberate exit (0x03 from mpremote)
+    # a timer feeds it, so the REPL is usable instead of resetting every few seconds.
+    from machine import Timer
+    try:
+        timer = Timer(-1)   # rp2: a virtual timer
+    except ValueError:
+        timer = Timer(0)    # esp32: hardware timers only
+    timer.init(period=1000, mode=Timer.PERIODIC, callback=lambda t: wdt.feed())
+    return timer
