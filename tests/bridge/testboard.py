@@ -1,0 +1,49 @@
+# The simulated board plus tools the bridge tests need: stray prints, a slow call, a sampling request.
+import importlib.util
+import os
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, REPO)
+
+from tinymcp.schema import number  # noqa: E402
+
+
+def build():
+    spec = importlib.util.spec_from_file_location("sim_main", os.path.join(REPO, "boards", "sim",
+                                                                           "main.py"))
+    sim = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sim)
+    server = sim.build()
+
+    @server.tool("chatty", "Prints REPL-like noise onto the line, then answers.", read_only=True)
+    def chatty():
+        print("stray print from a driver")
+        print("Traceback (most recent call last):\n  File \"main.py\", line 7, in <module>\n"
+              "OSError: [Errno 19] ENODEV")
+        print(">>> ", end="")
+        sys.stdout.flush()  # a half line: the answer frame follows right behind it
+        return {"ok": True}
+
+    @server.tool("slow", "Takes its time (stops early when cancelled).",
+                 inputs={"seconds": number("how long")}, read_only=False, ctx=True)
+    def slow(seconds, ctx):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end and not ctx.cancelled:
+            time.sleep(0.02)
+        return {"slept": seconds}
+
+    @server.tool("ask", "Asks the host's model a question (sampling).", ctx=True)
+    def ask(ctx):
+        reply = ctx.request("sampling/createMessage", {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "2+2?"}}],
+            "maxTokens": 10}, 20000)
+        return {"answer": reply["content"]["text"]}
+
+    return server
+
+
+if __name__ == "__main__":
+    from ports import serve
+    serve(build())
