@@ -1,0 +1,151 @@
+# The command line: exit codes and one-line reasons, stdio framing and ids, --sim, the demo.
+import os
+import pty
+import re
+import signal
+import socket
+import subprocess
+import time
+
+import serial
+
+from tests.bridge.conftest import BRIDGE, REPO, TESTBOARD, clean_env
+
+
+def run(*args, timeout=30):
+    return subprocess.run(BRIDGE + list(args), cwd=REPO, env=clean_env(), capture_output=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def refused(done, *words):
+    assert done.returncode == 2, done
+    lines = done.stderr.decode().strip().splitlines()
+    assert len(lines) == 1, lines
+    for word in words:
+        assert word in lines[0].lower(), lines[0]
+    assert done.stdout == b""
+
+
+def test_bad_arguments_and_ports_exit_2_with_one_line():
+    refused(run(), "--port")
+    refused(run("--port", "/dev/ttyNOPE0"), "does not exist", "--list-ports")
+    refused(run("--port", "/dev/null"), "not a serial port")
+    refused(run("--sim", "no-such-board"), "no board")
+    refused(run("--sim", "--http", "notaport"), "[host:]port")
+    refused(run("--sim", "--timeout", "0"), "timeout")
+
+
+def test_busy_port_exits_2_and_says_so():
+    master, slave = pty.openpty()
+    device = os.ttyname(slave)
+    holder = serial.Serial(device, exclusive=True)   # another program has the board open
+    try:
+        refused(run("--port", device), "busy")
+    finally:
+        holder.close()
+        os.close(slave)
+        os.close(master)
+
+
+def test_busy_http_port_exits_2():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        refused(run("--sim", "--http", "127.0.0.1:%d" % s.getsockname()[1]), "listen")
+
+
+def test_list_ports_exits_0():
+    done = run("--list-ports")
+    assert done.returncode == 0, done
+    assert done.stdout.strip()
+
+
+def test_stdio_ids_come_back_exactly(line_client):
+    client = line_client("--sim")
+    client.initialize()
+    for rid in (0, "0", "abc", 7, -1):
+        client.send({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                     "params": {"name": "read_adc", "arguments": {"channel": 1}}})
+    for rid in (0, "0", "abc", 7, -1):
+        reply = client.wait(rid)
+        assert reply["id"] == rid and type(reply["id"]) is type(rid)
+        assert "result" in reply
+    client.send({"jsonrpc": "2.0", "id": 1, "method": "no/such/method"})
+    assert client.wait(1)["error"]["code"] == -32601
+    client.proc.stdin.write(b"{not json\n")
+    client.proc.stdin.flush()
+    assert client.wait(None)["error"]["code"] == -32700
+    assert client.garbage == []
+
+
+def test_requests_before_initialize_and_unknown_probe(line_client):
+    client = line_client("--sim")
+    reply = client.request("server/discover", {})
+    assert reply["error"]["code"] == -32601
+    assert client.request("tools/list")["error"]["code"] == -32600
+    assert "result" in client.request("ping")
+
+
+def test_timeout_answers_the_host_and_cancels_on_the_board(line_client):
+    client = line_client("--sim", TESTBOARD, "--timeout", "1")
+    client.initialize()
+    reply = client.call("slow", seconds=30)
+    assert reply["error"]["code"] == -32001 and reply["error"]["data"]["bridge"] == "timeout"
+    # The board stopped the slow call when cancelled, so it answers the next one.
+    assert "result" in client.call("read_temperature")
+
+
+def test_host_cancellation_reaches_the_board(line_client):
+    client = line_client("--sim", TESTBOARD)
+    client.initialize()
+    rid = client.start("tools/call", {"name": "slow", "arguments": {"seconds": 30}})
+    time.sleep(0.3)
+    client.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                 "params": {"requestId": rid, "reason": "user"}})
+    assert "result" in client.call("read_temperature", timeout=8)
+    time.sleep(0.3)
+    assert rid not in client._early   # a cancelled request gets no response
+
+
+def test_sim_board_that_dies_is_restarted(line_client):
+    client = line_client("--sim", TESTBOARD, "--log-level", "info", "--timeout", "8")
+    client.initialize()
+    pid = int(client.wait_stderr(r"started, pid (\d+)").group(1))
+    rid = client.start("tools/call", {"name": "slow", "arguments": {"seconds": 30}})
+    time.sleep(0.3)
+    os.kill(pid, signal.SIGKILL)
+    reply = client.wait(rid, timeout=15)
+    assert reply["error"]["data"]["bridge"] == "reset", reply
+    assert "result" in client.call("read_temperature", timeout=15)
+    client.wait_stderr(r"started, pid (?!%d)\d+" % pid)
+
+
+def test_stdin_closed_is_a_clean_end_and_the_board_goes_with_the_bridge(line_client):
+    client = line_client("--sim", "--log-level", "info")
+    client.initialize()
+    pid = int(client.wait_stderr(r"started, pid (\d+)").group(1))
+    client.proc.stdin.close()
+    assert client.proc.wait(15) == 0
+    end = time.monotonic() + 10
+    while os.path.exists("/proc/%d" % pid) and _state(pid) != "Z":
+        assert time.monotonic() < end, "the sim board outlived the bridge"
+        time.sleep(0.05)
+
+
+def _state(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
+
+
+def test_demo_narrates_a_session_and_ends_cleanly():
+    done = run("--sim", "--demo", "--demo-seconds", "4", timeout=60)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert done.stdout == b""
+    text = done.stderr.decode()
+    assert '"mcpServers"' in text and '"servers"' in text
+    assert re.search(r"\u2192 tools/call read_temperature", text)
+    assert "\u2192 resources/subscribe" in text
+    assert "\u2190 notifications/resources/updated" in text
