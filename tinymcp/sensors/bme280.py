@@ -56,9 +56,10 @@ class BME280:
         self._data = bytearray(8)
         self._one = bytearray(1)
         self._ctrl = bytearray(1)
-        self.t = None     # calibration words, read once (None until the chip has answered)
-        self.p = None
-        self.h = None
+        self.ready = False  # chip id checked and calibration read (again after a fault)
+        self.t = (0, 0, 0)  # calibration words
+        self.p = (0, 0, 0, 0, 0, 0, 0, 0, 0)
+        self.h = (0, 0, 0, 0, 0, 0)
         self.adc_t = self.adc_p = self.adc_h = 0   # the last raw words
 
     # -- setup: chip id and calibration, on first use so a missing sensor never stops a boot --
@@ -84,6 +85,7 @@ class BME280:
         # H4 and H5 are 12-bit values sharing the nibbles of 0xE5; their top bytes are signed.
         self.h = (c[25], _s16(h, 0), h[2], (_s8(h[3]) << 4) | (h[4] & 0x0F),
                   (_s8(h[5]) << 4) | (h[4] >> 4), _s8(h[6]))
+        self.ready = True
 
     # -- one forced measurement --------------------------------------------------------------
 
@@ -94,7 +96,7 @@ class BME280:
 
     def _measure(self):
         # One forced-mode measurement into self.adc_t/adc_p/adc_h (no tuple to allocate).
-        if self.t is None:
+        if not self.ready:
             self.setup()
         i2c = self.i2c
         address = self.address
@@ -115,7 +117,7 @@ class BME280:
                                   "power-cycle the sensor")
             i2c.readfrom_mem_into(address, _REG_DATA, self._data)
         except OSError as e:
-            self.t = None  # re-check the chip id and calibration once it answers again
+            self.ready = False  # re-check the chip id and calibration once it answers again
             raise bus_fault(e, self.name, self.wiring)
         d = self._data
         self.adc_p = (d[0] << 12) | (d[1] << 4) | (d[2] >> 4)

@@ -21,15 +21,19 @@ class ESP32:
     # ESP32-S2/S3/C3/C6 have esp32.mcu_temperature() in degC; the original ESP32 only
     # raw_temperature(), in degF and uncalibrated (it reads well above the air around it).
     def __init__(self, esp32_module):
-        self.mcu = getattr(esp32_module, "mcu_temperature", None)
-        self.raw = getattr(esp32_module, "raw_temperature", None)
-        if self.mcu is None and self.raw is None:
+        if hasattr(esp32_module, "mcu_temperature"):
+            self.sensor = esp32_module.mcu_temperature
+            self.fahrenheit = False
+        elif hasattr(esp32_module, "raw_temperature"):
+            self.sensor = esp32_module.raw_temperature
+            self.fahrenheit = True
+        else:
             raise SensorError("this ESP32 port has no internal temperature sensor")
 
     def read(self):
-        if self.mcu is not None:
-            return {"celsius": float(self.mcu())}
-        return {"celsius": round((self.raw() - 32) / 1.8, 1)}
+        if self.fahrenheit:
+            return {"celsius": round((self.sensor() - 32) / 1.8, 1)}
+        return {"celsius": float(self.sensor())}
 
 
 def attach(server, sensor, tool="read_temperature", uri="sensor://temperature", every_ms=1000):

@@ -66,7 +66,7 @@ class BME280Chip:
         self.world = world or (lambda: {"celsius": 21.5, "rh": 45.0, "hpa": 1013.25})
         self.cal = calibration
         self.absent = False
-        self.raw = None           # (adc_T, adc_P, adc_H) to send instead of world()'s
+        self.raw = None           # type: tuple | None  # (adc_T, adc_P, adc_H) instead of world()'s
         self.busy_reads = 1       # status reads that still say "measuring"
         self.measurements = 0
         self.busy_left = 0
@@ -171,7 +171,7 @@ class SHT3xChip:
         self.absent = False
         self.corrupt = False      # flip a bit of the humidity word after its CRC was taken
         self.stall = False        # take commands but never produce data
-        self.raw = None           # (S_T, S_RH) to send instead of world()'s
+        self.raw = None           # type: tuple | None  # (S_T, S_RH) instead of world()'s
         self.status_word = 0x8010  # alert pending + reset detected, as after power-up
         self.out = None
         self.ready_at = None
