@@ -1,0 +1,79 @@
+# The benchmark in its quick mode: it must finish and report every section with figures (no targets checked).
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BENCH = os.path.join(ROOT, "tools", "bench.py")
+WASM = os.path.join(ROOT, "tools", "bench_support", "node_modules", "@micropython",
+                    "micropython-webassembly-pyscript", "package.json")
+NUMBER = re.compile(r"\d")
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    md, raw = out / "benchmarks.md", out / "bench.json"
+    done = subprocess.run([sys.executable, BENCH, "--quick", "--out", str(md), "--json", str(raw)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout, md.read_text(), json.loads(raw.read_text())
+
+
+def rows(markdown):
+    # The figures table: (section, measure, tinymcp figure) per row.
+    found = []
+    for line in markdown.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 6 and re.fullmatch("[a-f]", cells[0]):
+            found.append((cells[0], cells[1], cells[2]))
+    return found
+
+
+def test_every_section_reports_figures(quick_run):
+    stdout, markdown, _raw = quick_run
+    for text in (stdout, markdown):
+        table = rows(text)
+        for section in "abcdef":
+            figures = [r for r in table if r[0] == section]
+            assert figures, "section %s missing" % section
+            assert all(NUMBER.search(r[2]) for r in figures), figures
+
+
+def test_report_names_the_machine_the_command_and_the_targets(quick_run):
+    _stdout, markdown, _raw = quick_run
+    assert "Command: `python tools/bench.py --quick" in markdown
+    assert "Machine:" in markdown and "micropython" in markdown
+    for target in (">= 10x", "<= 12288 B", "<= 256 B", "<= 128 B", "<= 48 KiB"):
+        assert target in markdown, target
+
+
+def test_round_trips_were_all_answered(quick_run):
+    _stdout, _markdown, raw = quick_run
+    for label, run in raw["a"].items():
+        assert run["bad"] == 0, label
+        assert run["calls_per_s"] > 0 and run["reads_per_s"] > 0, label
+
+
+def test_heap_figures_on_32_bit_micropython(quick_run):
+    _stdout, _markdown, raw = quick_run
+    if "wasm" not in raw["c"]:
+        if os.environ.get("CI"):
+            pytest.fail("the WebAssembly MicroPython is missing in CI: run .ci/install-bench")
+        pytest.skip("WebAssembly MicroPython not installed (.ci/install-bench)")
+    sim = raw["c"]["wasm"]["sim"]
+    assert raw["c"]["wasm"]["ref"]["word_bits"] == 32
+    for key in ("held_build", "per_call_mean", "per_ping", "per_list", "loop_call_mean"):
+        assert sim[key] > 0, key
+
+
+
+def test_heapsize_search_and_board_images(quick_run):
+    _stdout, _markdown, raw = quick_run
+    assert raw["d"]["py"]["kib"] is not None, raw["d"]
+    assert "sim" in raw["e"]
+    assert all(info["total"] > 0 and info["files"] for info in raw["e"].values())

@@ -1,0 +1,293 @@
+# Heap probe, run inside MicroPython by tools/bench.py: gc.mem_alloc() costs of the core.
+#
+#   probe board=MODULE [n=100]    held after import/build/session, bytes per request, and one
+#                                 tools/call, ping and tools/list taken apart ("stages")
+#   probe modules=1               held per core module imported, per tool and per resource
+#
+# Prints one JSON object. The headline figures use only the public surface (build(),
+# Server.handle); the stages reach into core internals, each guarded, so a refactor of the
+# core shows up as a missing figure rather than a dead benchmark.
+import gc
+import io
+import json
+import sys
+
+opts = {"board": "ref_board", "n": "100", "modules": ""}
+for arg in sys.argv[1:]:
+    key, _, value = arg.partition("=")
+    opts[key] = value
+N = int(opts["n"])
+
+out = {"impl": sys.implementation.name, "machine": sys.implementation._machine,
+       "version": ".".join([str(v) for v in sys.implementation.version[:3]]),
+       "word_bits": 64 if sys.maxsize > 2 ** 32 else 32, "n": N}
+
+
+# Modules that are built into the C firmware of a board but frozen Python in the WebAssembly
+# build: imported before any baseline, so their cost is not charged to the core.
+platform = {}
+for _name in ("time", "binascii", "io", "select"):
+    gc.collect()
+    _before = gc.mem_alloc()
+    try:
+        __import__(_name)
+    except ImportError:
+        continue
+    gc.collect()
+    platform[_name] = gc.mem_alloc() - _before
+out["platform_preimported"] = platform
+
+
+def held():
+    gc.collect()
+    gc.collect()
+    return gc.mem_alloc()
+
+
+def per(fn, n=N):
+    # Bytes allocated by one fn() in the steady state: warm up once (caches, interning),
+    # then count n runs with the collector off so nothing is reclaimed in between.
+    fn()
+    gc.collect()
+    gc.disable()
+    try:
+        before = gc.mem_alloc()
+        for _ in range(n):
+            fn()
+        after = gc.mem_alloc()
+    finally:
+        gc.enable()
+    return (after - before) // n
+
+
+def buffer(frame):
+    # The serve loop hands handle() a memoryview of its line buffer: do the same.
+    return memoryview(bytearray(frame))
+
+
+INIT = buffer(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":'
+              b'"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}')
+INITIALIZED = buffer(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+CALLS = {
+    "read_adc": buffer(b'{"jsonrpc":"2.0","id":7,"method":"tools/call",'
+                       b'"params":{"name":"read_adc","arguments":{"channel":1}}}'),
+    "read_temperature": buffer(b'{"jsonrpc":"2.0","id":7,"method":"tools/call",'
+                               b'"params":{"name":"read_temperature","arguments":{}}}'),
+    "set_led": buffer(b'{"jsonrpc":"2.0","id":7,"method":"tools/call",'
+                      b'"params":{"name":"set_led","arguments":{"on":true}}}'),
+}
+PING = buffer(b'{"jsonrpc":"2.0","id":8,"method":"ping"}')
+LIST = buffer(b'{"jsonrpc":"2.0","id":9,"method":"tools/list"}')
+READ = buffer(b'{"jsonrpc":"2.0","id":10,"method":"resources/read",'
+              b'"params":{"uri":"sensor://temperature"}}')
+
+
+def module_costs():
+    # Held bytes per module in import order, then per registered tool and resource.
+    names = ("tinymcp.jsonrpc", "tinymcp.server", "tinymcp", "tinymcp.clock", "tinymcp.schema",
+             "tinymcp.tools", "tinymcp.resources", "tinymcp.framing", "tinymcp.channel")
+    costs = []
+    last = held()
+    first = last
+    for name in names:
+        try:
+            __import__(name)
+        except ImportError:
+            continue
+        now = held()
+        costs.append([name, now - last])
+        last = now
+    out["modules"] = costs
+    out["modules_total"] = last - first
+
+    from tinymcp import Server
+    from tinymcp.schema import integer, number
+    server = Server("probe", "1")
+    before = held()
+    for i in range(4):
+        server.tool("read_adc%d" % i, "Read one 16-bit ADC channel (3.3 V reference).",
+                    inputs={"channel": integer("ADC channel", 0, 3)},
+                    outputs={"raw": integer("Raw reading, 0..65535", 0, 65535),
+                             "volts": number("Voltage at the pin")},
+                    title="Read ADC channel", read_only=True)(lambda channel: {})
+    out["per_tool"] = (held() - before) // 4
+    before = held()
+    for i in range(4):
+        server.resource("sensor://t%d" % i, "temperature", "The latest reading",
+                        mime="application/json")(lambda: {})
+    out["per_resource"] = (held() - before) // 4
+
+
+class Feed:
+    # A stream that always holds one frame: the serve loop's share is measured with it.
+    def __init__(self, frame):
+        self.buf = bytearray(bytes(frame) + b"\n")
+        self.n = len(self.buf)
+
+    def recv(self, timeout_ms):
+        return self.n
+
+    def write(self, piece):  # bytes or str pieces of an answer (the streaming API)
+        pass
+
+    def send(self, frame):  # a whole answer (the older API)
+        pass
+
+    def end(self):
+        pass
+
+
+def serve_loop(server, frame):
+    # -> fn() that passes frame once through a Channel, as a board's serve loop would.
+    from tinymcp.channel import Channel
+    feed = Feed(frame)
+    channel = Channel(server, feed)
+
+    def once():
+        channel.pos = 0
+        channel.end = feed.n
+        channel._drain()
+    return once
+
+
+def board_costs(board_name):
+    base = held()
+    import tinymcp  # noqa: F401  (the import is what is measured)
+    out["held_core"] = held() - base
+    board = __import__(board_name, None, None, ["build"])
+    out["held_import"] = held() - base
+    server = board.build()
+    out["held_build"] = held() - base
+
+    for frame in (INIT, INITIALIZED, LIST, PING, READ) + tuple(CALLS.values()):
+        reply = server.handle(frame)
+        if frame is not INITIALIZED and (reply is None or b'"result"' not in reply
+                                         or b'"isError":true' in reply):
+            raise SystemExit("unexpected reply: " + str(reply))
+    out["held_session"] = held() - base  # caches filled: initialize and tools/list encoded
+
+    out["per_call"] = {name: per(lambda: server.handle(CALLS[name])) for name in CALLS}
+    out["per_call_mean"] = sum(out["per_call"].values()) // len(CALLS)
+    out["per_ping"] = per(lambda: server.handle(PING))
+    out["per_list"] = per(lambda: server.handle(LIST))
+    out["per_read"] = per(lambda: server.handle(READ))
+    out["per_initialize"] = per(lambda: server.handle(INIT))
+    server.handle(INITIALIZED)
+    try:
+        loop = {name: per(serve_loop(server, CALLS[name])) for name in CALLS}
+        out["loop_call"] = loop
+        out["loop_call_mean"] = sum(loop.values()) // len(loop)
+        out["loop_ping"] = per(serve_loop(server, PING))
+        out["loop_list"] = per(serve_loop(server, LIST))
+        out["loop_read"] = per(serve_loop(server, READ))
+    except Exception as e:
+        out["loop (error)"] = e.__class__.__name__ + ": " + str(e)
+    server.write = None
+    server.pump = None
+    out["stages"] = stages(server)
+
+
+def stages(server):
+    # One tools/call read_adc, one ping and one tools/list taken apart: -> [[name, bytes], ...]
+    # in the order measured (a list: MicroPython's dicts keep no order).
+    found = Stages()
+
+    def stage(name, fn):
+        try:
+            found[name] = per(fn)
+        except Exception as e:  # the core moved on: report the gap, keep the rest
+            found[name] = None
+            found[name + " (error)"] = e.__class__.__name__ + ": " + str(e)
+
+    def discard(piece):
+        pass
+
+    from tinymcp import jsonrpc
+    compact = (",", ":")
+    scratch = io.BytesIO(8192)  # preallocated: a stand-in for a native stream (UART, USB CDC)
+
+    def dump_to_stream(obj):
+        scratch.seek(0)
+        json.dump(obj, scratch, separators=compact)
+
+    adc = CALLS["read_adc"]
+    stage("call: serve loop total (framing, respond, write pieces)", serve_loop(server, adc))
+    stage("call: respond() total", lambda: server.respond(adc, discard))
+    stage("call:  - json loads of the frame", lambda: jsonrpc.loads(adc))
+    try:
+        from tinymcp import schema, tools as tools_mod
+        import tinymcp.server as server_mod
+        params = jsonrpc.loads(adc)["params"]
+        tool = server.tools.find("read_adc")
+        args = params["arguments"]
+        value = tool.fn(**args)
+        stage("call:  - handler _tools_call (check, run, shape)",
+              lambda: server_mod._tools_call(server, params))
+        stage("call:     - schema.check of the arguments", lambda: schema.check(tool.input_schema, args))
+        stage("call:     - the tool function, fn(**args)", lambda: tool.fn(**args))
+        stage("call:     - shape() of its dict", lambda: tools_mod.shape(value, True, 3))
+        stage("call:     - alt: json.dump of its dict to a stream", lambda: dump_to_stream(value))
+        stage("call:  - id text for the envelope", lambda: jsonrpc.text(7))
+    except Exception as e:
+        found["call stages (error)"] = e.__class__.__name__ + ": " + str(e)
+    stage("call: handle() total (joins the pieces)", lambda: server.handle(adc))
+
+    stage("ping: serve loop total", serve_loop(server, PING))
+    stage("ping: respond() total", lambda: server.respond(PING, discard))
+    stage("ping:  - json loads of the frame", lambda: jsonrpc.loads(PING))
+    stage("ping: handle() total", lambda: server.handle(PING))
+
+    stage("list: serve loop total", serve_loop(server, LIST))
+    stage("list: respond() total", lambda: server.respond(LIST, discard))
+    stage("list:  - json loads of the frame", lambda: jsonrpc.loads(LIST))
+    try:
+        import tinymcp.server as server_mod
+        stage("list:  - handler (cached page lookup)", lambda: server_mod._tools_list(server, {}))
+        cached = server_mod._tools_list(server, {})
+        found["list: cached page, bytes long"] = len(cached) if type(cached) is bytes else None
+    except Exception as e:
+        found["list stages (error)"] = e.__class__.__name__ + ": " + str(e)
+    stage("list: handle() total (joins the pieces)", lambda: server.handle(LIST))
+
+    # Envelope alternatives: what the framing of one answer could cost at best.
+    out_buf = bytearray(8192)
+    out_view = memoryview(out_buf)
+    prefix = b'{"jsonrpc":"2.0","id":'
+
+    def id_into(rid):
+        # The decimal digits of an integer id written into out_buf: no str, no bytes.
+        n = len(prefix)
+        out_buf[0:n] = prefix
+        start = n
+        while True:
+            out_buf[n] = 48 + rid % 10
+            rid //= 10
+            n += 1
+            if not rid:
+                break
+        i, j = start, n - 1
+        while i < j:
+            out_buf[i], out_buf[j] = out_buf[j], out_buf[i]
+            i += 1
+            j -= 1
+        return out_view[:n]
+
+    stage("alt: integer id written as digits into a preallocated buffer", lambda: id_into(8))
+    stage("alt: json.dump(id) to a stream", lambda: dump_to_stream(8))
+    return found.pairs
+
+
+class Stages:
+    def __init__(self):
+        self.pairs = []
+
+    def __setitem__(self, key, value):
+        self.pairs.append([key, value])
+
+
+if opts["modules"]:
+    module_costs()
+else:
+    out["board"] = opts["board"]
+    board_costs(opts["board"])
+print(json.dumps(out))
