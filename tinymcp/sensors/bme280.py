@@ -137,8 +137,9 @@ class BME280:
 
     # -- Bosch integer compensation (datasheet 4.2.3 and 8.2, 32-bit versions) --------------
     # The 32-bit pressure formula lands within ~3 Pa of the 64-bit and double ones (the
-    # sensor's own accuracy is +-100 Pa) and keeps every intermediate within a machine word,
-    # so a read makes no big-int garbage on 64-bit builds and little on 32-bit ones.
+    # sensor's own accuracy is +-100 Pa). Two of its products are split (exactly) so that,
+    # with the Bosch example calibration, every intermediate fits a 31-bit small int from
+    # -10 to +60 degC: a read then makes no big-int garbage even on 32-bit ports.
 
     def t_fine(self, adc_t):
         t1, t2, t3 = self.t
@@ -154,14 +155,19 @@ class BME280:
         var2 = ((sq >> 11) * p6) + ((var1 * p5) << 1)
         var2 = (var2 >> 2) + (p4 << 16)
         var1 = (((p3 * (sq >> 13)) >> 3) + ((p2 * var1) >> 1)) >> 18
-        var1 = ((32768 + var1) * p1) >> 15
+        x = 32768 + var1
+        var1 = (((x >> 8) * p1) + (((x & 0xFF) * p1) >> 8)) >> 7  # (x * p1) >> 15, in 30 bits
         if var1 == 0:
             return 0  # the datasheet's guard against a division by zero
-        p = ((1048576 - adc_p) - (var2 >> 12)) * 3125
-        if p < 0x80000000:
-            p = (p << 1) // var1
+        # The datasheet's p = q * 3125; p < 2^31 ? (p << 1) / var1 : (p / var1) * 2, with each
+        # division split as q = a * var1 + b so that no product needs more than 30 bits.
+        q = (1048576 - adc_p) - (var2 >> 12)
+        a = q // var1
+        b = q - a * var1
+        if q < 687195:  # q * 3125 < 2^31
+            p = a * 6250 + (b * 6250) // var1
         else:
-            p = (p // var1) * 2
+            p = (a * 3125 + (b * 3125) // var1) * 2
         var1 = (p9 * (((p >> 3) * (p >> 3)) >> 13)) >> 12
         var2 = ((p >> 2) * p8) >> 13
         return p + ((var1 + var2 + p7) >> 4)
