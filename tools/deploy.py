@@ -305,35 +305,62 @@ def print_sizes(made, out=None):
 
 # -- the mip manifests ---------------------------------------------------------------------------
 
+def _listed(root, folder):
+    # .py files directly in folder: the committed ones in a git checkout (what a GitHub URL
+    # can serve), else whatever is on disk.
+    try:
+        proc = subprocess.run(["git", "ls-files", "--", folder], cwd=root, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, timeout=30)
+        tracked = proc.stdout.decode().split() if proc.returncode == 0 else []
+    except (OSError, subprocess.TimeoutExpired):
+        tracked = []
+    if tracked:
+        names = [p[len(folder) + 1:] for p in tracked]
+    else:
+        names = os.listdir(os.path.join(root, folder))
+    return sorted(folder + "/" + n for n in names if n.endswith(".py") and "/" not in n)
+
+
 def core_files(root):
     # The core every board needs from mip: tinymcp/*.py and the MicroPython port.
-    core = ["tinymcp/" + n for n in sorted(os.listdir(os.path.join(root, "tinymcp")))
-            if n.endswith(".py")]
-    ports = ["ports/__init__.py"] + ["ports/micropython/" + n for n in
-                                     sorted(os.listdir(os.path.join(root, "ports", "micropython")))
-                                     if n.endswith(".py")]
-    return core + ports
+    return _listed(root, "tinymcp") + _listed(root, "ports") + _listed(root, "ports/micropython")
 
 
-def manifests(root, version="0.1.0"):
-    # -> {filename: manifest}. URLs are relative to the manifest, so forks install themselves.
-    out = {"package.json": {"urls": [[p, p] for p in core_files(root)], "deps": [],
-                            "version": version}}
-    core = set(core_files(root))
+def package_version(root):
+    import configparser
+    cfg = configparser.ConfigParser()
+    cfg.read(os.path.join(root, "setup.cfg"))
+    return cfg.get("metadata", "version", fallback="0.0.0")
+
+
+def manifests(root):
+    # -> {filename: manifest}: package.json installs the core and the MicroPython port;
+    # package-BOARD.json adds the drivers BOARD's main.py imports. URLs are relative to the
+    # manifest (mip resolves them against its own URL), so forks install themselves.
+    version = package_version(root)
+    core = core_files(root)
+    out = {"package.json": {"urls": [[p, p] for p in core], "deps": [], "version": version}}
     for board in boards(root):
         if board == "sim":
             continue   # the simulated board is for the host; a real board gets its drivers
         files, _how = board_files(root, board)
-        drivers = [f for f in files if f.startswith("tinymcp/sensors/") and f not in core]
-        out["package-%s.json" % board] = {"urls": [[p, p] for p in sorted(core | set(drivers))],
+        drivers = [f for f in files if f.startswith("tinymcp/sensors/")]
+        out["package-%s.json" % board] = {"urls": [[p, p] for p in sorted(set(core) | set(drivers))],
                                           "deps": [], "version": version}
     return out
+
+
+def manifest_text(data):
+    # One [dest, src] pair per line: diffs stay readable when a module comes or goes.
+    urls = ",\n".join("    " + json.dumps(pair) for pair in data["urls"])
+    return ('{\n  "urls": [\n%s\n  ],\n  "deps": %s,\n  "version": %s\n}\n'
+            % (urls, json.dumps(data["deps"]), json.dumps(data["version"])))
 
 
 def write_manifests(root):
     for name, data in manifests(root).items():
         with open(os.path.join(root, name), "w") as f:
-            f.write(json.dumps(data, indent=1) + "\n")
+            f.write(manifest_text(data))
         print("wrote %s (%d files)" % (name, len(data["urls"])))
 
 

@@ -1,0 +1,105 @@
+# tinymcp-deploy against a fake board that speaks MicroPython's raw REPL and raw-paste on a pty.
+import os
+
+import pytest
+import serial
+
+from tinymcp.host import deploy
+from tests.deploy.conftest import tree
+from tests.deploy.fakeboard import MICROPYTHON
+
+
+def run(repo, board, tmp_path, *extra):
+    return deploy.main(["--board", "sim", "--port", board.port, "--build", str(tmp_path / "build"),
+                        "--root", repo] + list(extra))
+
+
+def one_line_error(capsys):
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("tinymcp-deploy: "), err
+    return err
+
+
+def test_deploy_interrupts_copies_resets_and_verifies(repo, tmp_path, make_board, capsys):
+    board = make_board()   # serving tinymcp, as a board deployed earlier would be
+    assert run(repo, board, tmp_path) == 0
+    out = capsys.readouterr().out
+    # the board now holds exactly the build, byte for byte
+    assert tree(board.fs.root) == tree(tmp_path / "build")
+    assert "main.py" in tree(board.fs.root)
+    events = board.events
+    assert events.index("interrupted") < events.index("raw-paste")   # 0x03 first, then mpremote
+    # after the reset the deployed tree itself served initialize
+    assert events[-1] == ("main.py (micropython)" if MICROPYTHON else "main.py (in process)")
+    n = len(tree(tmp_path / "build"))
+    for i in range(1, n + 1):
+        assert "  [%d/%d] " % (i, n) in out                         # progress per file
+    assert out.index("[%d/%d] main.py" % (n, n)) > out.index("[1/%d]" % n)   # main.py last
+    assert "ok: tinymcp-sim 0.1.0 answers on " + board.port in out
+
+
+def test_a_second_deploy_interrupts_the_deployed_board_and_skips_identical_files(
+        repo, tmp_path, make_board, capsys):
+    board = make_board(serving=False)
+    assert run(repo, board, tmp_path) == 0
+    capsys.readouterr()
+    assert run(repo, board, tmp_path) == 0
+    out = capsys.readouterr().out
+    assert "copying 0 of" in out and "ok: tinymcp-sim" in out
+
+
+def test_a_stale_py_that_would_shadow_an_mpy_is_removed(repo, tmp_path, make_board, capsys):
+    board = make_board(serving=False)
+    os.makedirs(board.fs.real("tinymcp"))
+    with open(board.fs.real("tinymcp/server.py"), "w") as f:
+        f.write("raise ImportError('old source copy')\n")
+    assert run(repo, board, tmp_path) == 0
+    assert "removed tinymcp/server.py" in capsys.readouterr().out
+    assert not os.path.exists(board.fs.real("tinymcp/server.py"))
+    assert os.path.exists(board.fs.real("tinymcp/server.mpy"))
+
+
+def test_hard_reset_reopens_the_port_and_verifies(repo, tmp_path, make_board, capsys):
+    board = make_board(serving=False)
+    assert run(repo, board, tmp_path, "--hard-reset") == 0
+    assert "hard reset" in board.events
+    assert "ok: tinymcp-sim" in capsys.readouterr().out
+
+
+def test_no_board_at_the_port(repo, tmp_path, capsys):
+    assert deploy.main(["--board", "sim", "--port", "/dev/tinymcp-no-such-tty", "--root", repo]) == 2
+    assert "no board at /dev/tinymcp-no-such-tty (port missing)" in one_line_error(capsys)
+
+
+def test_a_busy_port(repo, tmp_path, make_board, capsys):
+    board = make_board()
+    holder = serial.Serial(board.port, 115200, exclusive=True)   # e.g. a running bridge
+    try:
+        assert run(repo, board, tmp_path) == 2
+    finally:
+        holder.close()
+    assert "port %s is busy" % board.port in one_line_error(capsys)
+    assert "interrupted" not in board.events                    # nothing reached the board
+
+
+def test_wrong_mpy_version_copies_nothing(repo, tmp_path, make_board, capsys):
+    board = make_board(mpy_word=5 | 2 << 10)   # MicroPython 1.12..1.18: .mpy v5
+    assert run(repo, board, tmp_path) == 2
+    err = one_line_error(capsys)
+    assert "wrong .mpy version: the board loads .mpy v5, this build is v6.3" in err
+    assert tree(board.fs.root) == {}
+
+
+def test_a_file_that_does_not_fit_copies_nothing(repo, tmp_path, make_board, capsys):
+    board = make_board(capacity=16 * 4096)   # 64 KiB flash, blocks of 4 KiB
+    assert run(repo, board, tmp_path) == 2
+    err = one_line_error(capsys)
+    assert "does not fit: the board has 65536 B free" in err
+    assert tree(board.fs.root) == {}
+
+
+def test_without_a_port_and_no_usb_board(repo, tmp_path, capsys, monkeypatch):
+    from serial.tools import list_ports
+    monkeypatch.setattr(list_ports, "comports", lambda: [])
+    assert deploy.main(["--board", "sim", "--build", str(tmp_path / "b"), "--root", repo]) == 2
+    assert "no board found" in one_line_error(capsys)

@@ -1,0 +1,86 @@
+# The mip manifests: every URL names a committed repo file, the core list is the real core, and
+# `mpremote mip install` of package.json puts that core on a (fake) board.
+import glob
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tinymcp.host import deploy
+from tests.deploy.conftest import tree
+
+
+def tracked(repo):
+    proc = subprocess.run(["git", "ls-files"], cwd=repo, stdout=subprocess.PIPE, timeout=30)
+    return set(proc.stdout.decode().split()) if proc.returncode == 0 else None
+
+
+def manifest_names(repo):
+    return sorted(os.path.basename(p) for p in glob.glob(os.path.join(repo, "package*.json")))
+
+
+def load(repo, name):
+    with open(os.path.join(repo, name)) as f:
+        return json.load(f)
+
+
+def test_every_url_is_a_real_repo_file(repo):
+    names = manifest_names(repo)
+    assert "package.json" in names
+    in_git = tracked(repo)
+    for name in names:
+        data = load(repo, name)
+        assert set(data) == {"urls", "deps", "version"}, name
+        assert data["version"] == deploy.package_version(repo)
+        for dest, src in data["urls"]:
+            # relative: mip resolves it against the manifest's own github: URL
+            assert ":" not in src and not src.startswith("/") and ".." not in src.split("/")
+            assert dest == src
+            assert os.path.isfile(os.path.join(repo, src)), (name, src)
+            if in_git is not None:
+                assert src in in_git, "%s names %s, which is not committed" % (name, src)
+
+
+def test_the_core_list_is_the_real_core(repo):
+    in_git = tracked(repo)
+    on_disk = set(os.path.relpath(p, repo) for pattern in ("tinymcp/*.py", "ports/__init__.py",
+                                                           "ports/micropython/*.py")
+                  for p in glob.glob(os.path.join(repo, pattern)))
+    core = on_disk & in_git if in_git is not None else on_disk
+    listed = [src for _dest, src in load(repo, "package.json")["urls"]]
+    assert set(listed) == core
+    assert not [p for p in listed if p.startswith("ports/cpython")]
+
+
+def test_the_manifests_are_up_to_date(repo):
+    # `tinymcp-deploy --manifests` regenerates them; run it after adding a module or a board.
+    made = deploy.manifests(repo)
+    assert sorted(made) == manifest_names(repo)
+    for name, data in made.items():
+        with open(os.path.join(repo, name)) as f:
+            assert f.read() == deploy.manifest_text(data), "%s is stale: run tinymcp-deploy --manifests" % name
+
+
+def test_board_manifests_add_what_the_board_imports(repo):
+    for board in deploy.boards(repo):
+        if board == "sim":
+            continue
+        listed = {src for _dest, src in load(repo, "package-%s.json" % board)["urls"]}
+        files, _how = deploy.board_files(repo, board)
+        assert set(files) - {"boards/%s/main.py" % board} <= listed, board
+
+
+def test_mpremote_mip_install_puts_the_core_on_a_board(repo, make_board):
+    board = make_board(serving=False)
+    proc = subprocess.run([sys.executable, "-m", "mpremote", "connect", board.port, "mip", "install",
+                           "--target", "/lib", "package.json"], cwd=repo, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, timeout=120)
+    assert proc.returncode == 0, proc.stdout.decode(errors="replace")[-2000:]
+    installed = tree(board.fs.real("lib"))
+    listed = [src for _dest, src in load(repo, "package.json")["urls"]]
+    assert sorted(installed) == sorted(listed)
+    for src in listed:
+        with open(os.path.join(repo, src), "rb") as f:
+            assert installed[src] == f.read(), src
