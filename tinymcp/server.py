@@ -7,6 +7,7 @@ from tinymcp.jsonrpc import (RpcError, INVALID_REQUEST, METHOD_NOT_FOUND, INVALI
 VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 LATEST = VERSIONS[0]
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+MODERN_KEY = "io.modelcontextprotocol/protocolVersion"  # in _meta: a 2026-07-28 request
 _EMPTY = b"{}"
 _RESULT = object()  # marks "a result is ready" inside respond()
 
@@ -19,6 +20,7 @@ class Context:
         self.server = server
         self.request_id = None
         self.progress_token = None
+        self.inputs = None      # a 2026-07-28 request: what request() asks comes with its retry
         self._cancelled = False
 
     @property
@@ -66,6 +68,7 @@ class Server:
         self.pump = None        # set by a channel: reads and routes input while a handler runs
         self.outbox = []        # frames sent while no channel is attached (tests)
         self.backlog = []       # requests that arrived while a handler was busy
+        self.modern = None      # tinymcp.modern.Modern once a 2026-07-28 request decides the era
         self.ctx = Context(self)
         self.busy = False
         self.has_completions = False
@@ -141,6 +144,8 @@ class Server:
         self._cache = {}
         if self.initialized:
             self.notify("notifications/" + kind + "/list_changed")
+        elif self.modern is not None:
+            self.modern.event("notifications/" + kind + "/list_changed", kind + "ListChanged")
 
     # -- output ---------------------------------------------------------------------------
 
@@ -159,7 +164,7 @@ class Server:
             rank = LEVELS.index(level)
         except ValueError:
             rank = 3
-        if not self.initialized or rank < self.log_level:
+        if rank < self.log_level or (not self.initialized and self.modern is None):
             return
         params = {"level": level, "data": data}
         if logger:
@@ -168,6 +173,12 @@ class Server:
 
     def resource_updated(self, uri):
         if uri in self.subscriptions:
+            self._updated(uri)
+
+    def _updated(self, uri):
+        if self.modern is not None:  # to the subscriptions/listen streams that asked for it
+            self.modern.event("notifications/resources/updated", None, uri)
+        else:
             self.notify("notifications/resources/updated", {"uri": uri})
 
     def poll(self):
@@ -185,10 +196,12 @@ class Server:
                 continue
             if value != subs[uri]:
                 subs[uri] = value
-                self.notify("notifications/resources/updated", {"uri": uri})
+                self._updated(uri)
 
     def request(self, method, params=None, timeout_ms=None):
         # A request to the client, answered through the pump; returns the result or raises.
+        if self.ctx.inputs is not None:  # 2026-07-28: asked in the result, answered by a retry
+            return self.ctx.inputs.ask(method, params)
         if self.pump is None:
             raise RpcError(INTERNAL_ERROR, "no client connection to send " + method)
         self._next_id += 1
@@ -285,12 +298,28 @@ class Server:
         return self._request(rid, method, params)
 
     def _request(self, rid, method, params):
+        # The first request decides the era: initialize -> the handshake era, a 2026-07-28
+        # request (server/discover, or the per-request _meta) -> tinymcp.modern, loaded then.
+        if self.modern is not None:
+            return self.modern.serve(rid, method, params)
+        if self.initialized:
+            meta = params.get("_meta")
+            if type(meta) is dict and MODERN_KEY in meta:
+                return jsonrpc.error_frame(rid, INVALID_REQUEST, "Invalid Request: this connection "
+                                           "speaks the initialize era; no 2026-07-28 _meta here")
+        elif method != "initialize" and _modern(method, params):
+            from tinymcp.modern import Modern
+            return Modern(self).serve(rid, method, params)
         fn = _METHODS.get(method)
         if fn is None:
             return jsonrpc.error_frame(rid, METHOD_NOT_FOUND, "Method not found: " + method)
         if not self.initialized and method != "initialize" and method != "ping":
             return jsonrpc.error_frame(rid, INVALID_REQUEST,
                                        "Server not initialized: send initialize first")
+        return self._run(rid, fn, params)
+
+    def _run(self, rid, fn, params):
+        # Run one handler with the context set up; -> an error frame, None, or _RESULT.
         ctx = self.ctx
         ctx.request_id = rid
         ctx._cancelled = False
@@ -306,8 +335,8 @@ class Server:
         finally:
             self.busy = False
             ctx.request_id = None
-        if ctx._cancelled:
-            return None  # the client gave up on it: no response
+        if ctx._cancelled or result is None:
+            return None  # the client gave up on it, or it is answered later (a listen stream)
         self._result_id = rid
         self._result = result
         return _RESULT
@@ -331,8 +360,11 @@ class Server:
 
     def _notification(self, method, params):
         if method == "notifications/cancelled":
-            if self.busy and params.get("requestId") == self.ctx.request_id:
+            rid = params.get("requestId")
+            if self.busy and rid == self.ctx.request_id:
                 self.ctx._cancelled = True
+            elif self.modern is not None:
+                self.modern.cancel(rid)  # may end a subscriptions/listen stream
         elif method == "notifications/initialized":
             self.ready = True
 
@@ -362,6 +394,8 @@ class Server:
             body = {key: [item.describe(era) for item in items[start:end]]}
             if end < len(items):
                 body["nextCursor"] = str(end)
+            if self.modern is not None:
+                self.modern.complete(body, self.modern.list_ttl_ms, "public")
             out = jsonrpc.dumps(body)
             self._cache[name] = out
         return out
@@ -377,6 +411,14 @@ class Server:
         if self.has_completions and self.era >= 1:
             caps["completions"] = {}
         return caps
+
+
+def _modern(method, params):
+    # A request of the 2026-07-28 revision: one of its own methods, or its per-request _meta.
+    if method == "server/discover" or method == "subscriptions/listen":
+        return True
+    meta = params.get("_meta")
+    return type(meta) is dict and MODERN_KEY in meta
 
 
 def _describe(e):

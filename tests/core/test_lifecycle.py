@@ -55,8 +55,15 @@ def test_requests_before_initialize_are_refused_and_then_served():
 
 
 def test_unknown_methods_stay_method_not_found_before_initialize():
-    # The SDK's auto mode probes server/discover first and falls back to initialize.
-    assert error(demo_server(), "server/discover")["code"] == -32601
+    assert error(demo_server(), "no/such/method")["code"] == -32601
+
+
+def test_a_bare_server_discover_is_refused_without_deciding_the_era():
+    # server/discover belongs to 2026-07-28, whose requests must carry the per-request _meta
+    # (-32602). A refused probe decides nothing: a client falling back to initialize is served.
+    server = demo_server()
+    assert error(server, "server/discover")["code"] == -32602
+    assert initialize(server)["protocolVersion"] == "2025-11-25"
 
 
 def test_initialize_again_starts_a_new_session():
