@@ -1,4 +1,6 @@
-# The official MCP Python SDK (2.x, auto mode) against the simulated board on both runtimes.
+# The official MCP Python SDK (2.x) in the handshake era (mode="legacy": initialize,
+# resources/subscribe, ping) against the simulated board on both runtimes. Auto mode now finds
+# the 2026-07-28 era on our boards: tests/test_modern_sdk.py covers that.
 import warnings
 
 import anyio
@@ -11,7 +13,7 @@ from tests.board_process import REPO, board_command, board_env
 def sdk_client(runtime, **kwargs):
     cmd = board_command(runtime)
     params = StdioServerParameters(command=cmd[0], args=cmd[1:], cwd=REPO, env=board_env())
-    return Client(params, mode="auto", **kwargs)
+    return Client(params, mode="legacy", **kwargs)
 
 
 @pytest.mark.parametrize("runtime", ["python", "micropython"])
@@ -53,7 +55,7 @@ def test_sdk_client_lists_calls_reads_and_subscribes(runtime):
             assert '"celsius"' in read.contents[0].text
 
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # subscribe is deprecated only in 2026-07-28
+                warnings.simplefilter("ignore")  # the SDK deprecates it: gone in 2026-07-28
                 await client.subscribe_resource("sensor://temperature")
             with anyio.fail_after(20):
                 while not updates:
