@@ -6,7 +6,7 @@ if __name__ == "__main__":  # run from a checkout: the repo root holds tinymcp/ 
     sys.path.append(globals().get("__file__", "").rsplit("boards", 1)[0] or ".")
 
 from tinymcp import Server
-from tinymcp.sensors import adc, bme280, gpio, i2cscan, internal, sht3x
+from tinymcp.sensors import adc, bme280, gpio, i2cscan, internal, led, sht3x
 
 ADC_PINS = (36, 39, 34, 35)  # ADC1 only (ADC2 is unusable while Wi-Fi runs): VP, VN, 34, 35
 VREF = 3.3                   # scale for read_u16 at 11 dB; read_uv() is used where it exists
@@ -32,7 +32,7 @@ def build():
     for a in adcs:
         a.atten(ADC.ATTN_11DB)  # the widest input range, about 0.15..2.45 V calibrated
     adc.attach(server, adc.ADCChannels(adcs, VREF, calibrated=True))
-    gpio.attach_led(server, gpio.Led(Pin(LED, Pin.OUT)))
+    led.attach(server, led.Led(Pin(LED, Pin.OUT)))
     gpio.attach(server, gpio.Pins(inputs={n: Pin(n, Pin.IN, Pin.PULL_UP) for n in INPUTS},
                                   outputs={n: Pin(n, Pin.OUT, value=0) for n in OUTPUTS},
                                   pwm={n: PWM(Pin(n)) for n in PWM_PINS}))

@@ -6,7 +6,7 @@ if __name__ == "__main__":  # run from a checkout: the repo root holds tinymcp/ 
     sys.path.append(globals().get("__file__", "").rsplit("boards", 1)[0] or ".")
 
 from tinymcp import Server
-from tinymcp.sensors import adc, bme280, gpio, i2cscan, internal, sht3x
+from tinymcp.sensors import adc, bme280, gpio, i2cscan, internal, led, sht3x
 
 VREF = 3.3                  # the ADC reference: 3V3 through the Pico's filter
 ADC_PINS = (26, 27, 28)     # ADC0..ADC2 (board pins 31, 32, 34) -> read_adc channels 0..2
@@ -27,7 +27,7 @@ def build():
                                  "inputs, LED and the sensors on its I2C bus.")
     internal.attach(server, internal.RP2040(ADC(4), VREF))
     adc.attach(server, adc.ADCChannels([ADC(n) for n in ADC_PINS], VREF))
-    gpio.attach_led(server, gpio.Led(Pin(LED, Pin.OUT)))
+    led.attach(server, led.Led(Pin(LED, Pin.OUT)))
     gpio.attach(server, gpio.Pins(inputs={n: Pin(n, Pin.IN, Pin.PULL_UP) for n in INPUTS},
                                   outputs={n: Pin(n, Pin.OUT, value=0) for n in OUTPUTS},
                                   pwm={n: PWM(Pin(n)) for n in PWM_PINS}))

@@ -8,7 +8,7 @@ if __name__ == "__main__":  # run from a checkout: the repo root holds tinymcp/ 
 
 from tinymcp import Server
 from tinymcp.clock import ticks_ms
-from tinymcp.sensors import adc, gpio, internal, sim
+from tinymcp.sensors import adc, internal, led, sim
 
 VREF = 3.3
 _start = ticks_ms()
@@ -80,17 +80,17 @@ def build(world=None, bench=None):
     # The same drivers a Pico runs, over simulated parts.
     internal.attach(server, internal.RP2040(sim.ADC(world.chip_volts, VREF), VREF))
     adc.attach(server, world.adcs)
-    gpio.attach_led(server, gpio.Led(world.led))
+    led.attach(server, led.Led(world.led))
     if bench:
         _attach_bench(server, world)
     return server
 
 
 def _attach_bench(server, world):
-    from tinymcp.sensors import bme280, i2cscan, sht3x, simchips
+    from tinymcp.sensors import bme280, gpio, i2cscan, sht3x, simchips
     gpio.attach(server, gpio.Pins(inputs={14: world.button}, outputs={15: world.relay},
                                   pwm={16: world.fan}))
-    world.i2c = sim.I2C(simchips.BME280Chip(0x76, world.air),
+    world.i2c = simchips.I2C(simchips.BME280Chip(0x76, world.air),
                         simchips.SHT3xChip(0x44, world.air))
     i2cscan.attach(server, world.i2c, wiring="simulated")
     world.bme280 = bme280.attach(server, bme280.BME280(world.i2c, 0x76))

@@ -7,7 +7,7 @@ import sys
 sys.path.insert(0, ".")
 
 from tests.sensors.fakes import StaticBus  # noqa: E402
-from tinymcp.sensors import sim, simchips  # noqa: E402
+from tinymcp.sensors import simchips  # noqa: E402
 from tinymcp.sensors.bme280 import BME280  # noqa: E402
 from tinymcp.sensors.sht3x import SHT3x  # noqa: E402
 
@@ -28,7 +28,7 @@ def alloc(fn):
 
 # Register images taken from the simulated chips, served by a bus that allocates nothing.
 chip = simchips.BME280Chip(0x76)
-BME280(sim.I2C(chip)).read()
+BME280(simchips.I2C(chip)).read()
 chip.regs[0xF3] = 0
 bme = BME280(StaticBus(regs=chip.regs))
 sht_chip = simchips.SHT3xChip(0x44)

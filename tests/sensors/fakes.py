@@ -30,7 +30,7 @@ def bench(**world):
     values.update(world)
     bme = simchips.BME280Chip(0x76, lambda: values)
     sht = simchips.SHT3xChip(0x44, lambda: values)
-    return sim.I2C(bme, sht), bme, sht, values
+    return simchips.I2C(bme, sht), bme, sht, values
 
 
 def raises(fn, kind=Exception):
@@ -70,7 +70,7 @@ class FakeMachine:
     # Stand-ins for the `machine`, `rp2` and `esp32` modules, built from sim parts, so a real
     # board file's build() runs off the board. The I2C bus carries the given chips.
     def __init__(self, *chips):
-        self.bus = sim.I2C(*chips)
+        self.bus = simchips.I2C(*chips)
         self.pins = {}
         outer = self
 

@@ -1,6 +1,6 @@
 # BME280 driver against the register-level simulated chip: datasheet values and faults.
 from tests.sensors.fakes import bench, call, raises, ready, server, tools
-from tinymcp.sensors import sim, simchips
+from tinymcp.sensors import simchips
 from tinymcp.sensors.bme280 import BME280, attach
 from tinymcp.sensors.common import SensorError
 
@@ -33,7 +33,7 @@ def test_calibration_words_are_read_and_sign_extended():
     cal = {"T": (27504, 26435, -1000),
            "P": (36477, -10685, 3024, 2855, 140, -7, 15500, -14600, 6000),
            "H": (75, 362, 0, -313, -50, -30)}  # negative 12-bit H4/H5 and signed H6
-    bus = sim.I2C(simchips.BME280Chip(0x76, calibration=cal))
+    bus = simchips.I2C(simchips.BME280Chip(0x76, calibration=cal))
     sensor = BME280(bus)
     sensor.setup()
     assert sensor.t == cal["T"]
@@ -100,7 +100,7 @@ def test_waits_for_the_measuring_bit_but_not_forever():
 
 
 def test_wrong_chip_id_names_the_part_found():
-    bus = sim.I2C(simchips.BME280Chip(0x76, chip_id=0x58))
+    bus = simchips.I2C(simchips.BME280Chip(0x76, chip_id=0x58))
     e = raises(BME280(bus).read, SensorError)
     assert "0x58" in str(e) and "BMP280" in str(e)
 

@@ -1,7 +1,7 @@
 # GPIO/PWM allow-lists, the LED, ADC channels, the MCU temperature and the I2C scan.
 from tests.core.support import result
 from tests.sensors.fakes import bench, call, raises, ready, server, tools
-from tinymcp.sensors import adc, gpio, i2cscan, internal, sim
+from tinymcp.sensors import adc, gpio, i2cscan, internal, led, sim
 from tinymcp.sensors.common import SensorError
 
 
@@ -60,13 +60,13 @@ def test_a_board_without_pins_offers_no_pin_tools():
 
 def test_led_follows_on_and_honours_active_low():
     led_pin = sim.Pin("LED")
-    led = gpio.Led(led_pin)
-    assert led.set(True) == {"on": True} and led_pin.level == 1
+    board_led = led.Led(led_pin)
+    assert board_led.set(True) == {"on": True} and led_pin.level == 1
     low = sim.Pin(2)
-    gpio.Led(low, active_low=True).set(True)
+    led.Led(low, active_low=True).set(True)
     assert low.level == 0
     s = ready(server())
-    gpio.attach_led(s, led)
+    led.attach(s, board_led)
     assert tools(s)["set_led"]["annotations"]["readOnlyHint"] is False
     assert call(s, "set_led", {"on": False})["structuredContent"] == {"on": False}
     assert led_pin.level == 0

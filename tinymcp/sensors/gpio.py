@@ -1,9 +1,8 @@
-# GPIO read/write, PWM duty and an LED, only on the pins the board file offers.
+# GPIO read/write and PWM duty, only on the pins the board file offers.
 #
 #   pins = Pins(inputs={14: Pin(14, Pin.IN, Pin.PULL_UP)}, outputs={15: Pin(15, Pin.OUT)},
 #               pwm={16: PWM(Pin(16))})
 #   attach(server, pins)           -> read_pin, write_pin, set_pwm (only those with pins)
-#   attach_led(server, Led(Pin("LED", Pin.OUT)))   -> set_led
 from tinymcp.sensors.common import SensorError
 
 
@@ -50,19 +49,6 @@ class Pins:
         return {"pin": pin, "duty": duty, "freq": pwm.freq()}
 
 
-class Led:
-    def __init__(self, pin, active_low=False):
-        self.pin = pin
-        self.active_low = active_low
-        self.on = False
-        pin.value(1 if active_low else 0)
-
-    def set(self, on):
-        self.pin.value(1 if on != self.active_low else 0)
-        self.on = on
-        return {"on": on}
-
-
 def attach(server, pins):
     from tinymcp.schema import integer, number
     readable = pins.readable()
@@ -99,17 +85,3 @@ def attach(server, pins):
             return pins.set_pwm(pin, duty, freq)
 
     return pins
-
-
-def attach_led(server, led, tool="set_led"):
-    from tinymcp.schema import boolean
-
-    @server.tool(tool, "Switch the board's LED on or off.",
-                 inputs={"on": boolean("true to light the LED")},
-                 outputs={"on": boolean("The LED state now")},
-                 title="Set LED", read_only=False, destructive=False, idempotent=True,
-                 open_world=False)
-    def set_led(on):
-        return led.set(on)
-
-    return led

@@ -1,4 +1,5 @@
-# Register-level simulated BME280 and SHT3x chips, to put on a sim.I2C bus.
+# A simulated I2C bus with the machine.I2C method names, and register-level BME280 and SHT3x
+# chips to put on it.
 #
 # A chip turns physical values (a `world()` callable -> dict with celsius, rh, hpa) into the
 # raw words a real part would send, by inverting the datasheets' floating-point formulas, so
@@ -7,10 +8,67 @@ from tinymcp.clock import ticks_ms, ticks_diff
 from tinymcp.sensors.sht3x import crc8
 
 ENODEV = 19
+ETIMEDOUT = 110
 
 
 def _nack():
     return OSError(ENODEV)
+
+
+class I2C:
+    # Fake machine.I2C: devices by 7-bit address; each device has write(data) and
+    # read(n) -> bytes, and may raise OSError like a real bus does.
+    def __init__(self, *devices):
+        self.devices = {}
+        self.stuck = False        # a device holding the bus low: every transfer times out
+        for device in devices:
+            self.add(device)
+
+    def add(self, device):
+        self.devices[device.address] = device
+        return device
+
+    def _device(self, addr):
+        if self.stuck:
+            raise OSError(ETIMEDOUT)
+        device = self.devices.get(addr)
+        if device is None or device.absent:
+            raise _nack()
+        return device
+
+    def scan(self):
+        if self.stuck:
+            raise OSError(ETIMEDOUT)
+        return sorted([a for a in self.devices if not self.devices[a].absent])
+
+    def writeto(self, addr, buf, stop=True):
+        self._device(addr).write(bytes(buf))
+        return len(buf)
+
+    def readfrom_into(self, addr, buf, stop=True):
+        data = self._device(addr).read(len(buf))
+        for i in range(len(buf)):
+            buf[i] = data[i]
+
+    def readfrom(self, addr, nbytes, stop=True):
+        buf = bytearray(nbytes)
+        self.readfrom_into(addr, buf)
+        return bytes(buf)
+
+    def writeto_mem(self, addr, memaddr, buf, addrsize=8):
+        self._device(addr).write(bytes((memaddr,)) + bytes(buf))
+
+    def readfrom_mem_into(self, addr, memaddr, buf, addrsize=8):
+        device = self._device(addr)
+        device.write(bytes((memaddr,)))
+        data = device.read(len(buf))
+        for i in range(len(buf)):
+            buf[i] = data[i]
+
+    def readfrom_mem(self, addr, memaddr, nbytes, addrsize=8):
+        buf = bytearray(nbytes)
+        self.readfrom_mem_into(addr, memaddr, buf)
+        return bytes(buf)
 
 
 def _bisect(f, lo, hi, target, rising):
