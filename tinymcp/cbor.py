@@ -7,8 +7,8 @@
 #   Tags 2/3 give ints and tag 55799 (self-described CBOR) is skipped; every other tag, `undefined`
 #   and other simple values, and any malformed or truncated input raise DecodeError (a ValueError).
 # Limits are module attributes: max_depth (nested arrays/maps, and tags on decode) and max_size
-# (the most bytes loads accepts; decoded objects take up to ~30x that in RAM, worst case).
-from struct import pack, unpack_from
+# (the most bytes loads accepts). Running out of heap or stack while decoding is a DecodeError too.
+from struct import pack_into, unpack_from
 
 try:
     from micropython import const
@@ -20,8 +20,17 @@ max_depth = 32
 max_size = 64 * 1024
 
 _DIRECT = const(64)  # dump(): byte/text strings this long go to write() as they are, uncopied
+_FLOAT64 = b"\xfb\x00\x00\x00\x00\x00\x00\x00\x00"  # head, then pack_into() fills the value in place
 _INF = float("inf")
 _NAN = float("nan")
+_BYTES_LIKE = (bytes, bytearray, memoryview)  # built once: a tuple display in a call allocates
+_ARRAYS = (list, tuple)
+
+try:
+    bytearray().extend("a")
+    _STR_IS_BUFFER = True
+except TypeError:  # CPython
+    _STR_IS_BUFFER = False
 
 
 class DecodeError(ValueError):
@@ -66,6 +75,20 @@ def _string(out, write, major, data):
         out.extend(data)
 
 
+def _text(out, write, text):
+    if _STR_IS_BUFFER and len(text) < 24:
+        # MicroPython: a str is a buffer of its UTF-8 bytes, so short ones skip the encode() copy.
+        at = len(out)
+        out.append(0)
+        out.extend(text)
+        size = len(out) - at - 1
+        if size < 24:
+            out[at] = 0x60 | size
+            return
+        out[at:] = b""
+    _string(out, write, 0x60, text.encode("utf-8"))
+
+
 def _encode(obj, out, write, depth):
     if obj is None:
         out.append(0xF6)
@@ -91,18 +114,19 @@ def _encode(obj, out, write, depth):
         elif obj == _INF or obj == -_INF:
             out.extend(b"\xf9\x7c\x00" if obj > 0 else b"\xf9\xfc\x00")
         else:
-            out.append(0xFB)
-            out.extend(pack(">d", obj))
+            at = len(out)
+            out.extend(_FLOAT64)
+            pack_into(">d", out, at + 1, obj)
     elif isinstance(obj, str):
-        _string(out, write, 0x60, obj.encode("utf-8"))
-    elif isinstance(obj, (bytes, bytearray, memoryview)):
+        _text(out, write, obj)
+    elif isinstance(obj, _BYTES_LIKE):
         if getattr(obj, "itemsize", 1) != 1:
             raise TypeError("cbor: memoryview must have 1-byte items")
         _string(out, write, 0x40, obj)
     else:
         if depth >= max_depth:
             raise ValueError("cbor: nesting deeper than max_depth")
-        if isinstance(obj, (list, tuple)):
+        if isinstance(obj, _ARRAYS):
             _head(out, 0x80, len(obj))
             for item in obj:
                 _encode(item, out, write, depth + 1)
@@ -111,7 +135,7 @@ def _encode(obj, out, write, depth):
             for key in obj:
                 if not isinstance(key, str):
                     raise TypeError("cbor: map keys must be str, not " + type(key).__name__)
-                _string(out, write, 0x60, key.encode("utf-8"))
+                _text(out, write, key)
                 _encode(obj[key], out, write, depth + 1)
         else:
             raise TypeError("cbor: cannot encode " + type(obj).__name__)
@@ -121,7 +145,12 @@ def loads(data):
     if len(data) > max_size:
         raise DecodeError("cbor: input larger than max_size")
     reader = _Reader(data)
-    obj = reader.item(0)
+    try:
+        obj = reader.item(0)
+    except MemoryError:  # ~70 bytes of objects per input byte, worst case: may not fit a small heap
+        raise DecodeError("cbor: out of memory while decoding")
+    except RuntimeError:  # a stack too small for max_depth (MicroPython's "maximum recursion depth")
+        raise DecodeError("cbor: out of stack while decoding")
     if reader.pos != reader.end:
         raise DecodeError("cbor: extra bytes after the item")
     return obj
@@ -173,6 +202,10 @@ class _Reader:
         self.pos -= 1
         return False
 
+    def more(self, n, count):
+        # Another item in a container of n items, or of indefinite length (n < 0) until its break.
+        return count < n if n >= 0 else not self.at_break()
+
     def room(self, count):
         # Each item needs at least one byte: a count beyond the input is refused before allocating.
         if count > self.end - self.pos:
@@ -195,26 +228,29 @@ class _Reader:
             raise DecodeError("cbor: nesting deeper than max_depth")
         if major == 7:
             return self.simple(info)
-        if info == 31 and 2 <= major <= 5:
-            return self.indefinite(major, depth)
-        n = self.uint(info)
+        n = -1 if info == 31 and 2 <= major <= 5 else self.uint(info)  # -1: indefinite length
         if major == 0:
             return n
         if major == 1:
             return -1 - n
         if major <= 3:
-            return self.string(major, n)
+            return self.string(major, n) if n >= 0 else self.chunks(major)
         if major == 4:
             self.room(n)
-            items = [None] * n
-            for i in range(n):
-                items[i] = self.item(depth + 1)
+            items = []
+            while self.more(n, len(items)):
+                items.append(self.item(depth + 1))
             return items
         if major == 5:
             self.room(2 * n)
             items = {}
-            for _ in range(n):
-                self.pair(items, depth)
+            while self.more(n, len(items)):
+                key = self.item(depth + 1)
+                if type(key) is not str:
+                    raise DecodeError("cbor: map key is not a text string")
+                if key in items:
+                    raise DecodeError("cbor: duplicate map key")
+                items[key] = self.item(depth + 1)
             return items
         if n == 2 or n == 3:
             value = self.item(depth + 1)
@@ -226,23 +262,7 @@ class _Reader:
             return self.item(depth + 1)
         raise DecodeError("cbor: unsupported tag " + str(n))
 
-    def pair(self, items, depth):
-        key = self.item(depth + 1)
-        if not isinstance(key, str):
-            raise DecodeError("cbor: map key is not a text string")
-        items[key] = self.item(depth + 1)
-
-    def indefinite(self, major, depth):
-        if major == 4:
-            items = []
-            while not self.at_break():
-                items.append(self.item(depth + 1))
-            return items
-        if major == 5:
-            items = {}
-            while not self.at_break():
-                self.pair(items, depth)
-            return items
+    def chunks(self, major):
         chunks = []  # a string in definite-length chunks of its own major type
         while not self.at_break():
             initial = self.buf[self.take(1)]

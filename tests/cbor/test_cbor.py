@@ -36,6 +36,7 @@ MALFORMED = [
     "c0 6161", "c1 00", "d8 20 6161", "c6 00",                            # tags other than 2, 3, 55799
     "c2 01", "c3 6161", "c2 80",                                          # bignum on a non-byte-string
     "a1 01 02", "a1 40 02", "a1 80 02", "bf 01 02 ff", "a1 f6 01",        # map keys that are not text
+    "a2 6161 01 6161 02", "bf 6161 01 6161 02 ff",                        # duplicate map keys
     "61 ff", "62 c3 28", "7f 61 c3 61 bc ff",                             # invalid UTF-8 (chunk-wise)
     "00 00", "80 01", "f6 f6",                                            # bytes after the item
     "5b 8000000000000000", "7b ffffffffffffffff", "9b 8000000000000000",  # hostile lengths
@@ -152,6 +153,15 @@ def test_nesting_up_to_max_depth_and_no_further():
         assert False, "encoded past max_depth"
     except ValueError:
         pass
+
+
+def test_a_stack_too_small_for_max_depth_is_a_decode_error_not_a_recursion_error():
+    depth, size = cbor.max_depth, cbor.max_size
+    try:
+        cbor.max_depth, cbor.max_size = 10 ** 6, 10 ** 6
+        assert refused(b"\x81" * 200000 + b"\x00")
+    finally:
+        cbor.max_depth, cbor.max_size = depth, size
 
 
 def test_a_self_containing_list_is_refused_not_a_recursion_error():
