@@ -30,4 +30,4 @@ def test_inspector_cli_over_stdio():
 def test_inspector_cli_over_http(http_bridge):
     url, bridge = http_bridge()
     check([url, "--transport", "http"])
-    assert "Traceback" not in bridge.stderr()
+    assert "Traceback" not in bridge.stderr(), bridge.stderr()

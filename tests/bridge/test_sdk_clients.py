@@ -62,7 +62,7 @@ def test_sdk_client_over_http(http_bridge):
         async with Client(url, mode="auto", message_handler=updates) as client:
             await exercise(client, updates)
     asyncio.run(main())
-    assert "Traceback" not in bridge.stderr()
+    assert "Traceback" not in bridge.stderr(), bridge.stderr()
 
 
 def test_sampling_request_from_the_board_reaches_the_host():

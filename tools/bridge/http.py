@@ -25,6 +25,7 @@ log = logging.getLogger("tinymcp.bridge.http")
 
 IDLE_SECONDS = 30 * 60   # a session nobody used for this long is closed (its subscriptions too)
 MAX_BODY = 4 << 20
+ENDED = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)
 
 
 def _reject(status, message, code=-32600, headers=None):
@@ -170,8 +171,12 @@ class HttpFront:
                 meta = ServerMessageMetadata(related_request_id=related)
             elif "method" not in msg:
                 metadata.pop(msg.get("id"), None)
-            out_send.send_nowait(SessionMessage(jsonrpc_message_adapter.validate_python(msg),
-                                                metadata=meta))
+            try:
+                message = jsonrpc_message_adapter.validate_python(msg)
+            except ValueError as e:  # pydantic's ValidationError: the board sent nonsense
+                log.warning("dropped a malformed message for the host: %s", e)
+                return
+            out_send.send_nowait(SessionMessage(message, metadata=meta))
 
         def unanswered(rid):
             meta = metadata.pop(rid, None)
@@ -185,11 +190,13 @@ class HttpFront:
                 task_status.started()
 
                 async def writer():
-                    async for item in out_recv:
-                        await write.send(item)
+                    with contextlib.suppress(*ENDED):
+                        async for item in out_recv:
+                            await write.send(item)
 
                 tg.start_soon(writer)
-                with transport.idle_scope or anyio.CancelScope():
+                # A DELETE (terminate) closes the streams under us: that is the session's end.
+                with transport.idle_scope or anyio.CancelScope(), contextlib.suppress(*ENDED):
                     async for item in read:
                         if isinstance(item, Exception):
                             log.debug("session %s: %s", sid[:8], item)

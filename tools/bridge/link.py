@@ -182,7 +182,10 @@ class Link:
             self.on_noise(noise)
         if msg is not None:
             self.frames_in += 1
-            self.on_message(msg)
+            try:
+                self.on_message(msg)
+            except Exception:  # one odd frame must not cost the frames behind it
+                log.exception("handling a frame from the board: %s", str(msg)[:200])
 
     def send(self, msg):
         # Queue one message for the board; False when there is no port to send it on.
