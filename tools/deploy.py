@@ -420,7 +420,9 @@ class Board:
         # moment to get there, then mpremote enters the raw REPL (Ctrl-C, Ctrl-A, soft reset:
         # a clean heap, and main.py does not run again).
         self.t.serial.write(b"\x03")
+        self.t.serial.timeout = 0.2   # a pty is read without polling: keep the wait short
         self.t.read_until(1, b">>> ", timeout=1, timeout_overall=3)
+        self.t.serial.timeout = 5
         try:
             self.t.enter_raw_repl(soft_reset=True)
         except self.TransportError:
@@ -431,7 +433,7 @@ class Board:
         try:
             return self.t.exec(code).decode(errors="replace")
         except self.TransportError as e:
-            raise DeployError("the board failed running a command: %s" % str(e).strip().splitlines()[-1:])
+            raise DeployError("the board failed running a command: %s" % _last_line(e))
 
     def inspect(self, paths):
         # -> (.mpy version word, free bytes, block size, {path: (size, sha256 hex or None)}).
@@ -463,7 +465,7 @@ class Board:
         try:
             self.t.fs_writefile(dest, data, chunk_size=256, progress_callback=progress)
         except (self.TransportError, OSError) as e:
-            raise DeployError("writing %s failed: %s" % (dest, str(e).strip().splitlines()[-1:]))
+            raise DeployError("writing %s failed: %s" % (dest, _last_line(e)))
 
     def soft_reset(self):
         # Ctrl-D at the friendly REPL: a soft reboot that runs main.py; the port stays open.
@@ -476,46 +478,60 @@ class Board:
         self.t.exec_raw_no_follow("import time, machine\ntime.sleep_ms(100)\nmachine.reset()")
 
 
+def _initialize_line(rid):
+    return json.dumps({"jsonrpc": "2.0", "id": "deploy-%d" % rid, "method": "initialize",
+                       "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                  "clientInfo": {"name": "tinymcp-deploy", "version": "0.1.0"}}}
+                      ).encode() + b"\n"
+
+
 def verify(port, baud=115200, timeout=VERIFY_TIMEOUT_S, serial_port=None):
-    # Send `initialize` until a JSON-RPC answer comes back, skipping boot noise. -> serverInfo.
+    # Send `initialize` until a JSON-RPC answer comes back, skipping boot noise; after a hard
+    # reset the port may vanish and come back, so reopen it as needed. -> serverInfo.
     import serial
     s = serial_port
     deadline = time.monotonic() + timeout
-    while s is None:
-        try:
-            s = serial.Serial(port, baud, timeout=0.2, exclusive=True)
-        except serial.SerialException:
-            if time.monotonic() > deadline:
-                raise DeployError("the board did not come back on %s after the reset" % port)
-            time.sleep(0.2)
-    s.timeout = 0.2
-    pending, rid, sent_at = b"", 0, 0.0
+    pending, rid, sent_at, said = b"", 0, 0.0, ""
     try:
         while time.monotonic() < deadline:
-            if time.monotonic() - sent_at > 3.0:   # the board may still be booting: ask again
-                rid += 1
-                s.write(json.dumps({"jsonrpc": "2.0", "id": "deploy-%d" % rid, "method": "initialize",
-                                    "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                                               "clientInfo": {"name": "tinymcp-deploy", "version": "0.1.0"}}}
-                                   ).encode() + b"\n")
-                sent_at = time.monotonic()
-            pending += s.read(256)
+            if s is None:
+                try:
+                    s = serial.Serial(port, baud, timeout=0.2, exclusive=True)
+                except serial.SerialException:
+                    time.sleep(0.2)
+                    continue
+            s.timeout = 0.2
+            try:
+                if time.monotonic() - sent_at > 3.0:   # the board may still be booting: ask again
+                    rid += 1
+                    s.write(_initialize_line(rid))
+                    sent_at = time.monotonic()
+                pending += s.read(256)
+            except serial.SerialException:   # the device went away under us (USB reset)
+                if serial_port is None:
+                    s.close()
+                s, serial_port, sent_at = None, None, 0.0
+                continue
             while b"\n" in pending:
                 line, pending = pending.split(b"\n", 1)
                 try:
                     msg = json.loads(line.strip().decode())
                 except ValueError:
-                    continue   # boot banner, "MPY: soft reboot", a traceback...
-                if isinstance(msg, dict) and str(msg.get("id", "")).startswith("deploy-"):
+                    # boot banner, "MPY: soft reboot", "tinymcp: not serving: ...", a traceback
+                    said = line.strip().decode(errors="replace") or said
+                    continue
+                if (isinstance(msg, dict) and "method" not in msg   # not our request echoed by a REPL
+                        and str(msg.get("id", "")).startswith("deploy-")):
                     if "result" in msg:
                         return msg["result"].get("serverInfo", {})
                     raise DeployError("the board answered initialize with an error: %s"
                                       % msg.get("error", {}).get("message"))
     finally:
-        if serial_port is None:
+        if s is not None and serial_port is None:
             s.close()
-    raise DeployError("the board did not answer initialize within %.0f s after the reset "
-                      "(see its console: mpremote connect %s repl)" % (timeout, port))
+    raise DeployError("the board did not answer initialize within %.0f s after the reset%s "
+                      "(see its console: mpremote connect %s repl)"
+                      % (timeout, "; it said: " + said[:100] if said else "", port))
 
 
 def _plan(made, existing, block):
@@ -606,6 +622,11 @@ def deploy(root, board, port, baud, build_dir, mpy_version, hard_reset=False, ou
         if b is not None:
             b.close()
     out.write("ok: %s %s answers on %s\n" % (info.get("name", "?"), info.get("version", "?"), port))
+
+
+def _last_line(e):
+    lines = str(e).strip().splitlines()
+    return lines[-1] if lines else type(e).__name__
 
 
 def _parents(path):

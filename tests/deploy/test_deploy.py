@@ -103,3 +103,16 @@ def test_without_a_port_and_no_usb_board(repo, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(list_ports, "comports", lambda: [])
     assert deploy.main(["--board", "sim", "--build", str(tmp_path / "b"), "--root", repo]) == 2
     assert "no board found" in one_line_error(capsys)
+
+
+def test_verify_reports_a_board_that_does_not_serve(make_board):
+    board = make_board(serving=False)   # sits at the REPL, which echoes what it is sent
+    with pytest.raises(deploy.DeployError) as e:
+        deploy.verify(board.port, timeout=2)
+    assert "did not answer initialize within 2 s" in str(e.value)
+
+
+def test_verify_skips_boot_noise(make_board):
+    board = make_board()
+    board.write(b"MPY: soft reboot\r\nsome banner\r\n")
+    assert deploy.verify(board.port, timeout=10)["name"] == "tinymcp-sim"
