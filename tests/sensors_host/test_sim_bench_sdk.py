@@ -59,12 +59,21 @@ def test_bench_sensors_through_the_sdk(runtime):
             assert read.contents[0].mime_type == "application/json"
             assert '"hpa"' in read.contents[0].text
 
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # subscribe is deprecated only in 2026-07-28
-                await client.subscribe_resource("sensor://bme280/0x76")
-            with anyio.fail_after(30):
-                while not updates:
-                    await anyio.sleep(0.1)
-            assert updates[0] == "sensor://bme280/0x76"
+            uri = "sensor://bme280/0x76"
+            if client.protocol_version >= "2026-07-28":  # subscribe became subscriptions/listen
+                with anyio.fail_after(30):
+                    async with client.listen(resource_subscriptions=[uri]) as sub:
+                        async for event in sub:
+                            updates.append(str(getattr(event, "uri", event)))
+                            break
+                assert uri in updates[0]
+            else:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # deprecated only as of 2026-07-28
+                    await client.subscribe_resource(uri)
+                with anyio.fail_after(30):
+                    while not updates:
+                        await anyio.sleep(0.1)
+                assert updates[0] == uri
 
     anyio.run(session)
