@@ -91,7 +91,7 @@ def _attach_bench(server, world):
     gpio.attach(server, gpio.Pins(inputs={14: world.button}, outputs={15: world.relay},
                                   pwm={16: world.fan}))
     world.i2c = simchips.I2C(simchips.BME280Chip(0x76, world.air),
-                        simchips.SHT3xChip(0x44, world.air))
+                             simchips.SHT3xChip(0x44, world.air))
     i2cscan.attach(server, world.i2c, wiring="simulated")
     world.bme280 = bme280.attach(server, bme280.BME280(world.i2c, 0x76))
     world.sht3x = sht3x.attach(server, sht3x.SHT3x(world.i2c, 0x44))

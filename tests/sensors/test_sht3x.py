@@ -1,6 +1,5 @@
 # SHT3x driver against the command-level simulated chip: the CRC, the formulas, the faults.
 from tests.sensors.fakes import bench, call, raises, ready, server, tools
-from tinymcp.sensors import simchips
 from tinymcp.sensors.common import SensorError
 from tinymcp.sensors.sht3x import REPEATABILITY, SHT3x, attach, crc8
 
