@@ -98,6 +98,12 @@ for frame in ('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocol
               '{"jsonrpc":"2.0","id":6,"method":"prompts/list"}',
               '{"jsonrpc":"2.0","id":7,"method":"logging/setLevel","params":{"level":"info"}}'):
     server.handle(frame.encode())
+# A second connection whose first request speaks the 2026-07-28 revision: any client can
+# start that way, so what it loads ships too.
+modern = mod.build()
+for frame in ('{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}',
+              '{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}'):
+    modern.handle(frame.encode())
 files = []
 for m in list(sys.modules.values()):
     f = getattr(m, "__file__", None)

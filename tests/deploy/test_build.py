@@ -138,3 +138,11 @@ def test_the_built_tree_serves_under_micropython(repo, tmp_path):
     answers = [json.loads(line) for line in proc.stdout.splitlines()]
     assert answers[0]["result"]["serverInfo"]["name"] == "tinymcp-sim"
     assert answers[1]["id"] == 2 and "raw" in answers[1]["result"]["structuredContent"]
+
+
+def test_every_board_carries_the_2026_revision_a_client_may_open_with(repo):
+    # server.py imports tinymcp.modern when a connection's first request is server/discover:
+    # a board without it would stop serving on such a client.
+    for board in deploy.boards(repo):
+        if os.path.exists(os.path.join(repo, "tinymcp", "modern.py")):
+            assert "tinymcp/modern.py" in files_of(repo, board), board
