@@ -11,6 +11,8 @@ RESET = -32000
 TIMEOUT = -32001
 # What a board prints when it (re)boots; any of these on the line means the session is gone.
 BOOT_MARKS = (b"MicroPython v", b"soft reboot", b"rst:0x")
+# Notifications only a client sends: seen from the board, they are an echo, not news.
+CLIENT_NOTIFICATIONS = ("notifications/initialized", "notifications/roots/list_changed")
 CLIENT_CAPABILITIES = {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {}}
 
 
@@ -71,6 +73,7 @@ class BoardSession:
         self._init_task = None
         self._probe_task = None
         self.resets = 0
+        self._repl_warned = False
         self.on_notification = lambda msg: None
         self.on_request = lambda msg: None
         self.on_ready = None    # async fn(): replays subscriptions etc. after each initialize
@@ -135,9 +138,13 @@ class BoardSession:
 
     def _message(self, msg):
         if "method" in msg:
-            if "id" in msg:
+            mine = self.pending.get(msg.get("id"))
+            if mine is not None and mine.method == msg["method"]:
+                # Our own frame coming back: a REPL (not the MCP server) is echoing the line.
+                self._repl("it echoes the bridge's frames")
+            elif "id" in msg:
                 self.on_request(msg)
-            else:
+            elif msg["method"] not in CLIENT_NOTIFICATIONS:
                 self.on_notification(msg)
             return
         p = self.pending.get(msg.get("id"))
@@ -158,6 +165,15 @@ class BoardSession:
             if mark in line:
                 self.reset("boot banner %r" % line[:60])
                 return
+        if line.startswith(b">>> ") and len(line) == 4:
+            self._repl("it shows the '>>> ' prompt")
+
+    def _repl(self, why):
+        # Said once per run: a board at its REPL cannot answer; main.py is not serving.
+        if not self._repl_warned:
+            self._repl_warned = True
+            log.warning("the board seems to be at its Python REPL (%s): does its main.py "
+                        "serve MCP?", why)
 
     def _link_state(self, up):
         if up:

@@ -144,6 +144,13 @@ def main(argv=None):
     return 0
 
 
+def _command():
+    # The absolute path a host config should name to start this bridge.
+    if os.path.basename(sys.argv[0]) == "tinymcp-bridge":
+        return os.path.abspath(sys.argv[0])
+    return shutil.which("tinymcp-bridge") or "tinymcp-bridge"
+
+
 async def run(args, device, port, sim, http, sock, demo):
     from tinymcp.host.bridge.board import BoardSession
     from tinymcp.host.bridge.host import Hub
@@ -159,11 +166,13 @@ async def run(args, device, port, sim, http, sock, demo):
         tasks.append(loop.create_task(sim.run(board)))
     board.start()
     fronts = []
+    http_front = None
     if http is not None:
         from tinymcp.host.bridge.http import serve_http
         host, number = http
         number = sock.getsockname()[1]
-        fronts.append(loop.create_task(serve_http(hub, sock, host, number, args.token, stopping)))
+        http_front = loop.create_task(serve_http(hub, sock, host, number, args.token, stopping))
+        fronts.append(http_front)
         shown = "[%s]" % host if ":" in host else host
         print("tinymcp-bridge: serving http://%s:%d/mcp" % (shown, number), file=sys.stderr,
               flush=True)
@@ -172,31 +181,26 @@ async def run(args, device, port, sim, http, sock, demo):
         if sim is not None:
             print("tinymcp-bridge: simulated board %s on %s\n" % (sim.main, device),
                   file=sys.stderr)
-            command = shutil.which("tinymcp-bridge") or os.path.abspath(sys.argv[0])
-            print(snippet(command, ["--sim"]), file=sys.stderr)
+        print(snippet(_command(), ["--sim"] if sim is not None else ["--port", device]),
+              file=sys.stderr)
         fronts.append(loop.create_task(run_demo(hub, args.demo_seconds)))
     elif http is None:
         from tinymcp.host.bridge.stdio import serve_stdio
         fronts.append(loop.create_task(serve_stdio(hub)))
     stop = loop.create_task(stopping.wait())
     try:
+        # stdio ends at EOF, a timed demo after its seconds, everything on SIGINT/SIGTERM.
         done, _ = await asyncio.wait(fronts + [stop], return_when=asyncio.FIRST_COMPLETED)
         for task in done:
             if task is not stop and not task.cancelled() and task.exception():
-                log.error("front ended: %r", task.exception())
-        if demo and args.demo_seconds is None and not stopping.is_set():
-            await stopping.wait()   # the demo finished its script; keep serving until Ctrl-C
-        if demo and http is not None and not stopping.is_set() and args.demo_seconds is None:
-            await stopping.wait()
-        if http is not None and args.demo_seconds is not None:
-            stopping.set()
+                log.error("%r", task.exception())
     finally:
         stopping.set()
         for task in fronts:
-            try:
-                await asyncio.wait_for(task, 3)
-            except (asyncio.TimeoutError, asyncio.CancelledError, Exception):
-                pass
+            if task is not http_front:
+                task.cancel()
+        # The HTTP front ends its sessions and closes its streams before it returns.
+        await asyncio.wait(fronts, timeout=5)
         if sim is not None:
             sim.stop()
             await sim.wait_stopped()

@@ -34,6 +34,29 @@ def _sample(schema):
     return args
 
 
+def summary(method, result):
+    # The interesting part of a result, so a transcript line shows the reading, not the wrapping.
+    result = result if type(result) is dict else {}
+    if method == "initialize":
+        info = result.get("serverInfo", {})
+        return "%s %s, protocol %s, capabilities %s" % (
+            info.get("name"), info.get("version"), result.get("protocolVersion"),
+            ", ".join(sorted(result.get("capabilities", {}))))
+    if method == "tools/list":
+        return "tools: " + ", ".join(t.get("name", "?") for t in result.get("tools", []))
+    if method == "resources/list":
+        return "resources: " + ", ".join(r.get("uri", "?") for r in result.get("resources", []))
+    if method == "tools/call":
+        shown = result.get("structuredContent")
+        if shown is None:
+            shown = [c.get("text", c.get("type")) for c in result.get("content", [])]
+        return ("tool error " if result.get("isError") else "") + json.dumps(shown)
+    if method == "resources/read":
+        return " ".join("%s %s" % (c.get("uri"), c.get("text", "<%d bytes>" % len(
+            c.get("blob", "")))) for c in result.get("contents", []))
+    return json.dumps(result)
+
+
 class DemoClient:
     def __init__(self, hub, out=None):
         self.out = out or sys.stderr
@@ -51,9 +74,11 @@ class DemoClient:
 
     def _receive(self, msg, related=None):
         if "method" not in msg:
-            future = self.waiting.pop(msg.get("id"), None)
-            body = msg.get("result", msg.get("error"))
-            self.say(ARROW_IN, ("error " if "error" in msg else "") + json.dumps(body))
+            future, method = self.waiting.pop(msg.get("id"), (None, None))
+            if "error" in msg:
+                self.say(ARROW_IN, "error " + json.dumps(msg["error"]))
+            else:
+                self.say(ARROW_IN, summary(method, msg.get("result")))
             if future is not None and not future.done():
                 future.set_result(msg)
             return
@@ -68,7 +93,7 @@ class DemoClient:
             msg["params"] = params
         self.say(ARROW_OUT, show or "%s %s" % (method, json.dumps(params or {})))
         future = asyncio.get_running_loop().create_future()
-        self.waiting[rid] = future
+        self.waiting[rid] = (future, method)
         self.session.receive(msg)
         return await future
 

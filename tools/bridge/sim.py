@@ -28,6 +28,7 @@ def find_board(name):
 
 def _die_with_parent():
     # The board must never outlive the bridge, even if the bridge is killed with SIGKILL.
+    # (It runs in its own session, so a Ctrl-C in the terminal reaches only the bridge.)
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except Exception:
@@ -68,7 +69,7 @@ class SimBoard:
             self.proc = await asyncio.create_subprocess_exec(
                 self.python, str(self.main), stdin=self.master, stdout=self.master,
                 cwd=str(REPO),
-                preexec_fn=_die_with_parent)
+                start_new_session=True, preexec_fn=_die_with_parent)
             self.starts += 1
             log.info("sim board %s started, pid %d", self.main.parent.name, self.proc.pid)
             code = await self.proc.wait()

@@ -1,0 +1,191 @@
+# The board session and the line parser on their own: a fake link stands in for the serial port.
+import asyncio
+
+from tinymcp.host.bridge.board import BoardSession
+from tinymcp.host.bridge.host import Hub
+from tinymcp.host.bridge.link import parse_line
+
+NOT_INITIALIZED = {"code": -32600, "message": "Server not initialized: send initialize first"}
+INIT_RESULT = {"protocolVersion": "2025-11-25", "serverInfo": {"name": "fake", "version": "1"},
+               "capabilities": {"resources": {"subscribe": True}}}
+
+
+class FakeLink:
+    device = "/dev/fake"
+
+    def __init__(self):
+        self.connected = True
+        self.sent = []
+        self.on_message = self.on_noise = self.on_state = None
+
+    def send(self, msg):
+        if self.connected:
+            self.sent.append(msg)
+        return self.connected
+
+    def last(self, method):
+        return [m for m in self.sent if m.get("method") == method][-1]
+
+    def answer(self, msg, result=None, error=None):
+        reply = {"jsonrpc": "2.0", "id": msg["id"]}
+        reply.update({"error": error} if error else {"result": result or {}})
+        self.on_message(reply)
+
+
+async def settle():
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+async def ready_board(timeout=5.0):
+    link = FakeLink()
+    board = BoardSession(link, timeout)
+    board.start()
+    await settle()
+    link.answer(link.last("initialize"), INIT_RESULT)
+    await asyncio.wait_for(board.ready.wait(), 1)
+    return link, board
+
+
+def run(coro):
+    asyncio.run(asyncio.wait_for(coro, 10))
+
+
+def test_parse_line_keeps_frames_and_filters_noise():
+    assert parse_line(b'{"jsonrpc":"2.0","id":1,"result":{}}\r') == (
+        {"jsonrpc": "2.0", "id": 1, "result": {}}, None)
+    assert parse_line(b'>>> {"jsonrpc":"2.0","method":"x"}') == (
+        {"jsonrpc": "2.0", "method": "x"}, b">>> ")
+    assert parse_line(b"Traceback (most recent call last):") == (
+        None, b"Traceback (most recent call last):")
+    assert parse_line(b'{"not": "jsonrpc"}') == (None, b'{"not": "jsonrpc"}')
+    assert parse_line(b'{"jsonrpc":"2.0", broken') == (None, b'{"jsonrpc":"2.0", broken')
+    assert parse_line(b"\xff\xfe\x00") == (None, b"\xff\xfe\x00")
+    assert parse_line(b"  \r") == (None, None)
+
+
+def test_requests_and_answers_pair_by_the_bridges_own_ids():
+    async def main():
+        link, board = await ready_board()
+        a = asyncio.ensure_future(board.call("tools/call", {"name": "a"}))
+        b = asyncio.ensure_future(board.call("tools/call", {"name": "b"}))
+        await settle()
+        sent = [m for m in link.sent if m.get("method") == "tools/call"]
+        assert len({m["id"] for m in sent}) == 2
+        link.answer(sent[1], {"who": "b"})
+        link.answer(sent[0], {"who": "a"})
+        assert (await a)["result"] == {"who": "a"}
+        assert (await b)["result"] == {"who": "b"}
+    run(main())
+
+
+def test_a_request_the_restarted_board_never_ran_is_sent_again():
+    async def main():
+        link, board = await ready_board()
+        call = asyncio.ensure_future(board.call("tools/call", {"name": "set_led"}))
+        await settle()
+        first = link.last("tools/call")
+        link.answer(first, error=NOT_INITIALIZED)
+        await settle()
+        assert board.state == "connected"
+        link.answer(link.last("initialize"), INIT_RESULT)
+        await settle()
+        again = link.last("tools/call")
+        assert again is not first and again["params"] == first["params"]
+        link.answer(again, {"on": True})
+        assert (await call)["result"] == {"on": True}
+        assert board.resets == 1
+    run(main())
+
+
+def test_a_reset_fails_the_running_call_but_retries_a_read_only_one_once():
+    async def main():
+        link, board = await ready_board()
+        write = asyncio.ensure_future(board.call("tools/call", {"name": "set_led"}))
+        read = asyncio.ensure_future(board.call("tools/call", {"name": "read_temperature"},
+                                                retry=True))
+        await settle()
+        link.on_noise(b"MicroPython v1.24.1 on 2024-11-29; Raspberry Pi Pico with RP2040")
+        await settle()
+        link.answer(link.last("initialize"), INIT_RESULT)
+        await settle()
+        reply = await write
+        assert reply["error"]["data"]["bridge"] == "reset"
+        retried = link.last("tools/call")
+        assert retried["params"]["name"] == "read_temperature"
+        link.answer(retried, {"celsius": 21.5})
+        assert (await read)["result"] == {"celsius": 21.5}
+    run(main())
+
+
+def test_a_timeout_answers_cancels_on_the_board_and_probes_it():
+    async def main():
+        link, board = await ready_board(timeout=0.2)
+        reply = await board.call("tools/call", {"name": "slow"})
+        assert reply["error"]["code"] == -32001
+        request = link.last("tools/call")
+        cancel = link.last("notifications/cancelled")
+        assert cancel["params"]["requestId"] == request["id"]
+        await settle()
+        assert link.last("ping")   # is anybody there?
+        # Nobody answers the ping either: the board is re-initialized.
+        while link.last("initialize")["id"] < link.last("ping")["id"]:
+            await asyncio.sleep(0.05)
+        assert board.state == "connected"
+    run(main())
+
+
+def test_an_unplugged_board_fails_calls_at_once_and_comes_back():
+    async def main():
+        link, board = await ready_board()
+        call = asyncio.ensure_future(board.call("tools/list"))
+        await settle()
+        link.connected = False
+        link.on_state(False)
+        assert (await call)["error"]["data"]["bridge"] == "disconnected"
+        reply = await board.call("tools/list")
+        assert "disconnected" in reply["error"]["message"].lower()
+        link.connected = True
+        link.on_state(True)
+        await settle()
+        link.answer(link.last("initialize"), INIT_RESULT)
+        await asyncio.wait_for(board.ready.wait(), 1)
+    run(main())
+
+
+def test_an_echoing_repl_is_not_taken_for_requests_from_the_board():
+    async def main():
+        link = FakeLink()
+        board = BoardSession(link, 5)
+        asked = []
+        board.on_request = asked.append
+        board.start()
+        await settle()
+        link.on_message(dict(link.last("initialize")))   # the REPL echoes our frame back
+        assert asked == []
+        board.close()
+    run(main())
+
+
+def test_subscriptions_are_replayed_after_a_reset():
+    async def main():
+        link, board = await ready_board()
+        hub = Hub(board)
+        session = hub.open_session(lambda msg, related=None: None, "test")
+        await hub.dispatch(session, 0, "initialize", {"protocolVersion": "2025-06-18"})
+        assert session.version == "2025-06-18"
+        sub = asyncio.ensure_future(hub.dispatch(session, 1, "resources/subscribe",
+                                                 {"uri": "sensor://t"}))
+        await settle()
+        first = link.last("resources/subscribe")
+        link.answer(first)
+        assert (await sub)["result"] == {}
+        board.reset("test")
+        await settle()
+        link.answer(link.last("initialize"), INIT_RESULT)
+        await settle()
+        replay = link.last("resources/subscribe")
+        assert replay["params"] == {"uri": "sensor://t"} and replay["id"] != first["id"]
+        link.answer(replay)
+        await asyncio.wait_for(board.ready.wait(), 1)
+    run(main())
