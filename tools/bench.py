@@ -74,7 +74,10 @@ class Session:
         self.write(frame + b"\n")
         while True:
             line = self.line()
-            reply = json.loads(line)
+            try:
+                reply = json.loads(line)
+            except ValueError:
+                raise ValueError("not a JSON frame: %r" % line[:70]) from None
             if "id" in reply and (reply["id"] == rid or raw is not None):
                 self.sizes[method] = (len(frame) + 1, len(line) + 1)
                 return reply
@@ -413,26 +416,38 @@ def smallest_heaps(quick):
 
 
 def smallest_heap(quick, tree=None):
-    # Bisection over -X heapsize in KiB: high always serves the session, low never does.
-    low, high = (8, 256)
-    step = 8 if quick else 1
-    problem = whole_session(high, tree)
-    if problem:
-        return {"kib": None, "why": "fails even at %dk: %s" % (high, problem)}
-    failures = {}
-    while high - low > step:
-        mid = (low + high) // 2 // step * step
-        if mid <= low:
+    # Heap sizes are not monotonic: fragmentation can make a size fail above one that works
+    # (the 4 KiB line buffer needs one contiguous block). So scan upwards in steps and report
+    # both the smallest size that serves the session and the size from which every scanned
+    # size does, each refined to 1 KiB (quick mode: coarse steps, no refinement).
+    step = 16 if quick else 4
+    sizes = list(range(16, 256 + 1, step))
+    outcome = {}
+    for kib_ in reversed(sizes):  # from the top: stop once a run of failures is clearly below
+        outcome[kib_] = whole_session(kib_, tree)
+        if outcome[kib_] and all(outcome.get(kib_ + i * step) for i in range(1, 3)):
             break
-        problem = whole_session(mid, tree)
-        if problem:
-            failures[mid] = problem
-            low = mid
-        else:
-            high = mid
-    below = max(failures) if failures else None
-    return {"kib": high, "resolution_kib": step, "below": below,
-            "below_failed_with": failures.get(below)}
+    working = sorted(k for k, v in outcome.items() if v is None)
+    if not working:
+        return {"kib": None, "why": "fails at every size up to 256k: %s" % outcome[sizes[-1]]}
+    failing = sorted(k for k, v in outcome.items() if v is not None)
+    robust = min(k for k in working if all(f < k for f in failing))
+    smallest = working[0]
+    if not quick:
+        for k in range(smallest - step + 1, smallest):
+            if k > 0 and whole_session(k, tree) is None:
+                smallest = k
+                break
+        for k in range(robust - step + 1, robust):
+            if all(whole_session(j, tree) is None for j in range(k, robust)):
+                robust = k
+                break
+    below = [k for k in failing if k < smallest]
+    above = [k for k in failing if k > smallest]
+    return {"kib": smallest, "robust_kib": robust, "resolution_kib": 1 if not quick else step,
+            "failing_above": above, "below": below[-1] if below else None,
+            "below_failed_with": outcome[below[-1]] if below else None,
+            "above_failed_with": outcome[above[-1]] if above else None}
 
 
 # -- (e) .mpy image per board ----------------------------------------------------------------
@@ -475,8 +490,8 @@ def verdict(value, limit, higher_is_better=False):
     if ok:
         return "met"
     if higher_is_better:
-        return "missed: %.1fx short" % (limit / value) if value else "missed"
-    return "missed by %s" % ("%.0f%%" % ((value - limit) * 100 / limit))
+        return "missed by %.0f%%" % ((limit - value) * 100 / limit)
+    return "missed by %.0f%%" % ((value - limit) * 100 / limit)
 
 
 def rows_for(results):
@@ -560,10 +575,14 @@ def rows_for(results):
         target = "<= 48 KiB" if kind == "py" else ""
         if d["kib"] is None:
             rows.append(("d", measure, "none", d["why"][:100], target, "missed" if target else ""))
-        else:
-            rows.append(("d", measure, "%d KiB" % d["kib"], "step %d KiB; %s KiB fails: %s" % (
-                d["resolution_kib"], d["below"], (d["below_failed_with"] or "")[:60]),
-                target, verdict(d["kib"], 48) if target else ""))
+            continue
+        beside = "below it: %s" % (d["below_failed_with"] or "")[:50]
+        if d["failing_above"]:
+            beside = "every size works from %d KiB; also fails at %s KiB (%s)" % (
+                d["robust_kib"], ", ".join(str(k) for k in d["failing_above"]),
+                (d["above_failed_with"] or "")[:60])
+        rows.append(("d", measure, "%d KiB" % d["kib"], beside, target,
+                     verdict(d["kib"], 48) if target else ""))
     e = results.get("e")
     if e:
         for name, info in e.items():
