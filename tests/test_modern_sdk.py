@@ -119,3 +119,19 @@ def test_a_declined_question_reaches_the_tool(runtime):
             assert asked == ["Who is asking?"]
 
     anyio.run(session)
+
+
+def test_auto_mode_falls_back_to_initialize_on_a_board_without_the_modern_module():
+    # tinymcp/modern.py is optional on a board: without it server/discover is refused and the
+    # SDK's auto mode falls back to the handshake era.
+    strip = ("import runpy, sys; sys.modules['tinymcp.modern'] = None; "
+             "runpy.run_path('boards/sim/main.py', run_name='__main__')")
+
+    async def session():
+        async with connect([sys.executable, "-c", strip], "auto") as client:
+            assert client.protocol_version == "2025-11-25"
+            assert client.session.initialize_result is not None
+            temp = await client.call_tool("read_temperature", {})
+            assert not temp.is_error and 10 < temp.structured_content["celsius"] < 40
+
+    anyio.run(session)

@@ -121,7 +121,10 @@ class Modern:
     def complete(self, result, ttl_ms=None, scope=None):
         # A finished result with resultType and serverInfo (and cache hints when given).
         if type(result) is tuple:  # encoded pieces of one object: swap its closing brace
-            return result[:-1] + (result[-1][:-1], self._tail)
+            last = result[-1]
+            if len(result) == 5 and last == b"}":  # tools.shape's answer: one new tuple, no slices
+                return (result[0], result[1], result[2], result[3], self._tail)
+            return result[:-1] + (last[:-1], self._tail)
         if type(result) is bytes:
             if result == b"{}":
                 return (b"{", self._tail[1:])

@@ -308,7 +308,11 @@ class Server:
                 return jsonrpc.error_frame(rid, INVALID_REQUEST, "Invalid Request: this connection "
                                            "speaks the initialize era; no 2026-07-28 _meta here")
         elif method != "initialize" and _modern(method, params):
-            from tinymcp.modern import Modern
+            try:
+                from tinymcp.modern import Modern
+            except ImportError:  # a board shipped without it: clients fall back to initialize
+                return jsonrpc.error_frame(rid, METHOD_NOT_FOUND, "Method not found: " + method
+                                           + " (this board speaks the initialize era only)")
             return Modern(self).serve(rid, method, params)
         fn = _METHODS.get(method)
         if fn is None:
