@@ -1,7 +1,8 @@
 # CBOR (RFC 8949) for the JSON data model plus byte strings, byte-compatible with cbor2's defaults.
 #
 # Encode: None/bool/int/float/str/bytes-like/list/tuple/dict(str keys), shortest-form heads,
-#   definite lengths, floats as float64 (NaN and +-inf as cbor2 writes them: half precision),
+#   definite lengths, floats as float64 (float32 on single-precision boards; NaN and +-inf as
+#   cbor2 writes them: half precision),
 #   ints beyond 64 bits as bignums (tags 2/3). Anything else is a TypeError.
 # Decode: the same, plus indefinite lengths and half/single floats. Map keys must be text.
 #   Tags 2/3 give ints and tag 55799 (self-described CBOR) is skipped; every other tag, `undefined`
@@ -20,14 +21,16 @@ max_depth = 32
 max_size = 64 * 1024
 
 _DIRECT = const(64)  # dump(): byte/text strings this long go to write() as they are, uncopied
-_FLOAT64 = b"\xfb\x00\x00\x00\x00\x00\x00\x00\x00"  # head, then pack_into() fills the value in place
+# A float's head and zeroed room that pack_into() fills in place: float64 as cbor2 writes, but a
+# board whose floats are single precision (most MCU ports) writes float32: as exact, 4 bytes shorter.
+_FLOAT, _FLOAT_FORMAT = (b"\xfa\0\0\0\0", ">f") if 1.0 + 2.0 ** -30 == 1.0 else (b"\xfb" + bytes(8), ">d")
 _INF = float("inf")
 _NAN = float("nan")
 _BYTES_LIKE = (bytes, bytearray, memoryview)  # built once: a tuple display in a call allocates
 _ARRAYS = (list, tuple)
 
 try:
-    bytearray().extend("a")
+    bytearray().extend("a")  # pyright: ignore[reportArgumentType]  (the probe itself)
     _STR_IS_BUFFER = True
 except TypeError:  # CPython
     _STR_IS_BUFFER = False
@@ -115,8 +118,8 @@ def _encode(obj, out, write, depth):
             out.extend(b"\xf9\x7c\x00" if obj > 0 else b"\xf9\xfc\x00")
         else:
             at = len(out)
-            out.extend(_FLOAT64)
-            pack_into(">d", out, at + 1, obj)
+            out.extend(_FLOAT)
+            pack_into(_FLOAT_FORMAT, out, at + 1, obj)
     elif isinstance(obj, str):
         _text(out, write, obj)
     elif isinstance(obj, _BYTES_LIKE):

@@ -101,6 +101,17 @@ def test_rfc8949_examples_encode_and_decode():
         assert same(cbor.loads(unhex(hexed)), value), hexed
 
 
+def test_a_single_precision_build_writes_floats_as_float32():
+    saved = cbor._FLOAT, cbor._FLOAT_FORMAT
+    try:
+        cbor._FLOAT, cbor._FLOAT_FORMAT = b"\xfa\0\0\0\0", ">f"  # what such a build picks at import
+        assert cbor.dumps([1.5, -0.0, 100000.0]) == unhex("83 fa3fc00000 fa80000000 fa47c35000")
+        assert cbor.dumps(float("nan")) == unhex("f97e00")
+    finally:
+        cbor._FLOAT, cbor._FLOAT_FORMAT = saved
+    assert cbor.dumps(1.5) == unhex("fb 3ff8000000000000")  # this runtime has double precision
+
+
 def test_bytes_like_values_are_byte_strings_and_tuples_are_arrays():
     assert cbor.dumps(bytearray(b"ab")) == unhex("42 6162")
     assert cbor.dumps(memoryview(b"xabcx")[1:4]) == unhex("43 616263")
