@@ -106,5 +106,8 @@ def _env(name):
 
 
 if __name__ == "__main__":
+    import gc
     from ports import serve
-    serve(build())
+    server = build()
+    gc.collect()  # compiling the modules fragments the heap; the serve loop wants 4 KB whole
+    serve(server)
