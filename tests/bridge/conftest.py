@@ -246,8 +246,9 @@ def http_bridge():
     # Start `tinymcp-bridge --sim ... --http 127.0.0.1:0`; yields a function returning (url, Bridge).
     bridges = []
 
-    def start(*args, env=None):
-        bridge = Bridge(["--sim", "--http", "127.0.0.1:0", "--log-level", "info"] + list(args),
+    def start(*args, env=None, board="sim"):
+        bridge = Bridge(["--sim", board, "--http", "127.0.0.1:0", "--log-level", "info"]
+                        + list(args),
                         stdin=subprocess.DEVNULL, env=env)
         bridges.append(bridge)
         url = bridge.wait_stderr(r"serving (http://\S+/mcp)").group(1)

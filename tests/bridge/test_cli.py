@@ -95,6 +95,19 @@ def test_timeout_answers_the_host_and_cancels_on_the_board(line_client):
     assert "result" in client.call("read_temperature")
 
 
+def test_progress_reaches_the_host_with_its_own_token(line_client):
+    client = line_client("--sim", TESTBOARD)
+    client.initialize()
+    for token in (0, "tok"):
+        reply = client.request("tools/call", {"name": "slow", "arguments": {"seconds": 0.5},
+                                              "_meta": {"progressToken": token}})
+        assert reply["result"]["structuredContent"] == {"slept": 0.5}
+        progress = [n["params"] for n in client.notes if n["method"] == "notifications/progress"]
+        assert progress and all(p["progressToken"] == token for p in progress), progress
+        assert all(type(p["progressToken"]) is type(token) for p in progress)
+        client.notes.clear()
+
+
 def test_host_cancellation_reaches_the_board(line_client):
     client = line_client("--sim", TESTBOARD)
     client.initialize()

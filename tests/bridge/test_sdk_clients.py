@@ -5,7 +5,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.bridge.conftest import REPO, bridge_script, clean_env
+from tests.bridge.conftest import REPO, TESTBOARD, bridge_script, clean_env
 
 CONTRACT_TOOLS = {"read_temperature": {}, "read_adc": {"channel": 1}, "set_led": {"on": True}}
 
@@ -65,7 +65,8 @@ def test_sdk_client_over_http(http_bridge):
     assert "Traceback" not in bridge.stderr(), bridge.stderr()
 
 
-def test_sampling_request_from_the_board_reaches_the_host():
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_sampling_request_from_the_board_reaches_the_host(transport, http_bridge):
     # The board asks the host's model through the bridge; the answer goes back to the board.
     asked = []
 
@@ -75,12 +76,14 @@ def test_sampling_request_from_the_board_reaches_the_host():
         return CreateMessageResult(role="assistant", model="test",
                                    content={"type": "text", "text": "four"})
 
-    from tests.bridge.conftest import TESTBOARD
-    params = StdioServerParameters(command=bridge_script(), args=["--sim", TESTBOARD], cwd=REPO,
-                                   env=clean_env())
+    if transport == "http":
+        server, bridge = http_bridge(board=TESTBOARD)
+    else:
+        server = StdioServerParameters(command=bridge_script(), args=["--sim", TESTBOARD],
+                                       cwd=REPO, env=clean_env())
 
     async def main():
-        async with Client(params, mode="auto", sampling_callback=sampling) as client:
+        async with Client(server, mode="auto", sampling_callback=sampling) as client:
             result = await client.call_tool("ask", {})
             assert result.structured_content == {"answer": "four"}, result
     asyncio.run(main())

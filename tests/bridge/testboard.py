@@ -29,9 +29,13 @@ def build():
     @server.tool("slow", "Takes its time (stops early when cancelled).",
                  inputs={"seconds": number("how long")}, read_only=False, ctx=True)
     def slow(seconds, ctx):
-        end = time.monotonic() + seconds
-        while time.monotonic() < end and not ctx.cancelled:
+        start = time.monotonic()
+        step = 0
+        while time.monotonic() < start + seconds and not ctx.cancelled:
             time.sleep(0.02)
+            if int((time.monotonic() - start) * 10) > step:  # progress every 0.1 s
+                step += 1
+                ctx.progress(step / 10, seconds)
         return {"slept": seconds}
 
     @server.tool("ask", "Asks the host's model a question (sampling).", ctx=True)
