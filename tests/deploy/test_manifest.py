@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from tinymcp.host import deploy
+from tinymcp.host.deploy.files import board_files, boards
+from tinymcp.host.deploy.manifest import manifest_text, manifests, package_version
 from tests.deploy.conftest import tree
 
 
@@ -33,7 +34,7 @@ def test_every_url_is_a_real_repo_file(repo):
     for name in names:
         data = load(repo, name)
         assert set(data) == {"urls", "deps", "version"}, name
-        assert data["version"] == deploy.package_version(repo)
+        assert data["version"] == package_version(repo)
         for dest, src in data["urls"]:
             # relative: mip resolves it against the manifest's own github: URL
             assert ":" not in src and not src.startswith("/") and ".." not in src.split("/")
@@ -56,19 +57,19 @@ def test_the_core_list_is_the_real_core(repo):
 
 def test_the_manifests_are_up_to_date(repo):
     # `tinymcp-deploy --manifests` regenerates them; run it after adding a module or a board.
-    made = deploy.manifests(repo)
+    made = manifests(repo)
     assert sorted(made) == manifest_names(repo)
     for name, data in made.items():
         with open(os.path.join(repo, name)) as f:
-            assert f.read() == deploy.manifest_text(data), "%s is stale: run tinymcp-deploy --manifests" % name
+            assert f.read() == manifest_text(data), "%s is stale: run tinymcp-deploy --manifests" % name
 
 
 def test_board_manifests_add_what_the_board_imports(repo):
-    for board in deploy.boards(repo):
+    for board in boards(repo):
         if board == "sim":
             continue
         listed = {src for _dest, src in load(repo, "package-%s.json" % board)["urls"]}
-        files, _how = deploy.board_files(repo, board)
+        files, _how = board_files(repo, board)
         assert set(files) - {"boards/%s/main.py" % board} <= listed, board
 
 

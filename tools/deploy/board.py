@@ -1,0 +1,231 @@
+# The board end: finding and probing the port, mpremote's raw REPL for inspecting, writing and
+# resetting, the checks made before anything is written, and the initialize that proves it serves.
+import ast
+import errno
+import json
+import os
+import time
+
+from tinymcp.host.deploy import DeployError
+
+VERIFY_TIMEOUT_S = 12.0
+
+
+def find_port():
+    # The one USB serial port on this machine, like `mpremote connect auto`.
+    from serial.tools import list_ports
+    ports = [p.device for p in list_ports.comports() if p.vid is not None]
+    if not ports:
+        raise DeployError("no board found: plug one in or pass --port DEVICE")
+    if len(ports) > 1:
+        raise DeployError("several serial ports (%s): pass --port DEVICE" % ", ".join(ports))
+    return ports[0]
+
+
+def probe_port(port, baud):
+    # Tell "missing" from "busy" before mpremote opens it (its error says neither).
+    import serial
+    if port.startswith("/dev/") and not os.path.exists(port):
+        raise DeployError("no board at %s (port missing)" % port)
+    try:
+        s = serial.Serial(port, baud, timeout=0, exclusive=True)
+    except serial.SerialException as e:
+        text = str(e)
+        if getattr(e, "errno", None) in (errno.EAGAIN, errno.EBUSY) or "lock" in text or "busy" in text:
+            raise DeployError("port %s is busy: close the bridge, serial monitor or mpremote using it" % port)
+        if getattr(e, "errno", None) == errno.EACCES or "ermission" in text:
+            raise DeployError("no permission to open %s (add yourself to the dialout group)" % port)
+        if getattr(e, "errno", None) == errno.ENOENT or "No such file" in text:
+            raise DeployError("no board at %s (port missing)" % port)
+        raise DeployError("cannot open %s: %s" % (port, text.splitlines()[0]))
+    s.close()
+
+
+class Board:
+    # The board over mpremote's serial transport: raw REPL commands, file writes, resets.
+    def __init__(self, port, baud=115200):
+        from mpremote.transport_serial import SerialTransport
+        from mpremote.transport import TransportError
+        self.port, self.baud = port, baud
+        self.TransportError = TransportError
+        try:
+            # A read timeout bounds every wait: on a pty mpremote reads without polling.
+            self.t = SerialTransport(port, baud, timeout=5)
+        except TransportError as e:
+            raise DeployError("cannot open %s: %s" % (port, e))
+
+    def close(self):
+        try:
+            self.t.close()
+        except OSError:
+            pass
+
+    def interrupt(self):
+        # A serving tinymcp board ends on a raw 0x03 byte and drops to the REPL; give it a
+        # moment to get there, then mpremote enters the raw REPL (Ctrl-C, Ctrl-A, soft reset:
+        # a clean heap, and main.py does not run again).
+        self.t.serial.write(b"\x03")
+        self.t.serial.timeout = 0.2   # a pty is read without polling: keep the wait short
+        self.t.read_until(1, b">>> ", timeout=1, timeout_overall=3)
+        self.t.serial.timeout = 5
+        try:
+            self.t.enter_raw_repl(soft_reset=True)
+        except self.TransportError:
+            raise DeployError("the board on %s does not answer the REPL (hold its boot button "
+                              "while resetting, or `mpremote touch :noserve`)" % self.port)
+
+    def exec(self, code):
+        try:
+            return self.t.exec(code).decode(errors="replace")
+        except self.TransportError as e:
+            raise DeployError("the board failed running a command: %s" % _last_line(e))
+
+    def inspect(self, paths):
+        # -> (.mpy version word, free bytes, block size, {path: (size, sha256 hex or None)}).
+        code = ("import os, sys\n"
+                "try:\n import hashlib, binascii\nexcept ImportError:\n hashlib = None\n"
+                "s = os.statvfs('/')\nr = {}\n"
+                "for p in %r:\n"
+                " try:\n  st = os.stat(p)\n except OSError:\n  continue\n"
+                " n, h = st[6], None\n"
+                " if st[0] & 0x4000:\n  n = -1\n"
+                " elif hashlib:\n"
+                "  d = hashlib.sha256()\n"
+                "  with open(p, 'rb') as f:\n"
+                "   while True:\n    b = f.read(256)\n    if not b:\n     break\n    d.update(b)\n"
+                "  h = binascii.hexlify(d.digest()).decode()\n"
+                " r[p] = (n, h)\n"
+                "print(repr((getattr(sys.implementation, '_mpy', 0), (s[1] or s[0]) * s[4], s[1] or s[0], r)))\n"
+                % (list(paths),))
+        return ast.literal_eval(self.exec(code).strip())
+
+    def mkdirs(self, dirs):
+        for d in dirs:
+            self.exec("import os\ntry:\n os.mkdir(%r)\nexcept OSError:\n pass\n" % d)
+
+    def remove(self, path):
+        self.exec("import os\nos.remove(%r)\n" % path)
+
+    def write(self, dest, data, progress):
+        try:
+            self.t.fs_writefile(dest, data, chunk_size=256, progress_callback=progress)
+        except (self.TransportError, OSError) as e:
+            raise DeployError("writing %s failed: %s" % (dest, _last_line(e)))
+
+    def soft_reset(self):
+        # Ctrl-D at the friendly REPL: a soft reboot that runs main.py; the port stays open.
+        self.t.exit_raw_repl()
+        self.t.read_until(1, b">>> ", timeout=2, timeout_overall=5)
+        self.t.serial.write(b"\x04")
+
+    def hard_reset(self):
+        # machine.reset(): USB boards drop off the bus and come back on the same name.
+        self.t.exec_raw_no_follow("import time, machine\ntime.sleep_ms(100)\nmachine.reset()")
+
+
+def _initialize_line(rid):
+    return json.dumps({"jsonrpc": "2.0", "id": "deploy-%d" % rid, "method": "initialize",
+                       "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                  "clientInfo": {"name": "tinymcp-deploy", "version": "0.1.0"}}}
+                      ).encode() + b"\n"
+
+
+def verify(port, baud=115200, timeout=VERIFY_TIMEOUT_S, serial_port=None):
+    # Send `initialize` until a JSON-RPC answer comes back, skipping boot noise; after a hard
+    # reset the port may vanish and come back, so reopen it as needed. -> serverInfo.
+    import serial
+    s = serial_port
+    deadline = time.monotonic() + timeout
+    pending, rid, sent_at, said = b"", 0, 0.0, ""
+    try:
+        while time.monotonic() < deadline:
+            if s is None:
+                try:
+                    s = serial.Serial(port, baud, timeout=0.2, exclusive=True)
+                except serial.SerialException:
+                    time.sleep(0.2)
+                    continue
+            s.timeout = 0.2
+            try:
+                if time.monotonic() - sent_at > 3.0:   # the board may still be booting: ask again
+                    rid += 1
+                    s.write(_initialize_line(rid))
+                    sent_at = time.monotonic()
+                pending += s.read(256)
+            except serial.SerialException:   # the device went away under us (USB reset)
+                if serial_port is None:
+                    s.close()
+                s, serial_port, sent_at = None, None, 0.0
+                continue
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                try:
+                    msg = json.loads(line.strip().decode())
+                except ValueError:
+                    # boot banner, "MPY: soft reboot", "tinymcp: not serving: ...", a traceback
+                    said = line.strip().decode(errors="replace") or said
+                    continue
+                if (isinstance(msg, dict) and "method" not in msg   # not our request echoed by a REPL
+                        and str(msg.get("id", "")).startswith("deploy-")):
+                    if "result" in msg:
+                        return msg["result"].get("serverInfo", {})
+                    raise DeployError("the board answered initialize with an error: %s"
+                                      % msg.get("error", {}).get("message"))
+    finally:
+        if s is not None and serial_port is None:
+            s.close()
+    raise DeployError("the board did not answer initialize within %.0f s after the reset%s "
+                      "(see its console: mpremote connect %s repl)"
+                      % (timeout, "; it said: " + said[:100] if said else "", port))
+
+
+def plan(made, existing):
+    # -> (files to copy, .py files shadowing a new .mpy to remove). Skips identical files.
+    import hashlib
+    copy, shadows = [], []
+    for dest, size, data in made:
+        have = existing.get(dest)
+        if have and have[0] == size and have[1] == hashlib.sha256(data).hexdigest():
+            continue
+        copy.append((dest, size, data))
+    for dest, _size, _data in made:
+        if dest.endswith(".mpy") and dest[:-4] + ".py" in existing:
+            shadows.append(dest[:-4] + ".py")   # foo.py wins over foo.mpy on import
+    return copy, shadows
+
+
+def _blocks(size, block):
+    return (size + block - 1) // block if size else 0
+
+
+def check_space(copy, shadows, existing, free, block, new_dirs):
+    # Raise naming the first file that does not fit; littlefs takes whole blocks per file and
+    # a block pair per directory.
+    left = free - 2 * block * new_dirs
+    for p in shadows:
+        left += _blocks(existing[p][0], block) * block
+    for i, (dest, size, _data) in enumerate(copy):
+        left += _blocks(existing.get(dest, (0,))[0], block) * block
+        left -= _blocks(size, block) * block
+        if left < 0:
+            raise DeployError("%s (%d B) does not fit: the board has %d B free and the %d files "
+                              "before it take the rest" % (dest, size, free, i))
+
+
+def check_mpy(word, version):
+    # sys.implementation._mpy: bits 0-7 the .mpy version, bits 8-9 the sub-version. Bytecode
+    # loads when the version matches (the sub-version only matters for native code).
+    if not word:
+        raise DeployError("wrong .mpy version: the board does not report one (MicroPython older "
+                          "than 1.19?); this build is v%s" % version)
+    board = "%d.%d" % (word & 0xFF, (word >> 8) & 3) if word & 0xFF >= 6 else str(word & 0xFF)
+    if str(word & 0xFF) != version.split(".")[0]:
+        raise DeployError("wrong .mpy version: the board loads .mpy v%s, this build is v%s "
+                          "(pass --mpy-version %s or update the board's MicroPython)"
+                          % (board, version, board))
+    return board
+
+
+def _last_line(e):
+    lines = str(e).strip().splitlines()
+    return lines[-1] if lines else type(e).__name__

@@ -1,0 +1,127 @@
+# tinymcp-deploy's command line and the deploy sequence: build, interrupt, check, copy, reset, verify.
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+from tinymcp.host.deploy import DeployError
+from tinymcp.host.deploy.board import Board, check_mpy, check_space, find_port, plan, probe_port, verify
+from tinymcp.host.deploy.files import boards, repo_root
+from tinymcp.host.deploy.manifest import write_manifests
+from tinymcp.host.deploy.mpy import DEFAULT_MPY, MPY_VERSIONS, build, print_sizes
+
+
+def deploy(root, board, port, baud, build_dir, mpy_version, hard_reset=False, out=None):
+    out = out or sys.stdout
+    made, how = build(root, board, build_dir, mpy_version)
+    out.write("%s: %d files (%s), .mpy v%s, in %s\n" % (board, len(made), how, mpy_version, build_dir))
+    files = []   # (device path, size, bytes), main.py last
+    for dest, size, _src in made:
+        with open(os.path.join(build_dir, *dest.split("/")), "rb") as f:
+            files.append((dest, size, f.read()))
+    port = port or find_port()
+    probe_port(port, baud)
+    b = Board(port, baud)
+    try:
+        b.interrupt()
+        _copy(b, port, mpy_version, files, out)
+        if hard_reset:
+            b.hard_reset()
+            b.close()
+            b = None
+            time.sleep(1.0)   # let a USB board drop off the bus before waiting for it
+        else:
+            b.soft_reset()
+        out.write("reset; waiting for initialize on %s\n" % port)
+        info = verify(port, baud, serial_port=None if b is None else b.t.serial)
+    finally:
+        if b is not None:
+            b.close()
+    out.write("ok: %s %s answers on %s\n" % (info.get("name", "?"), info.get("version", "?"), port))
+
+
+def _copy(b, port, mpy_version, files, out):
+    # Check the version and the space first: nothing is written to a board that cannot load it.
+    dirs = sorted({d for dest, _size, _data in files for d in _parents(dest)})
+    shadowing = [dest[:-4] + ".py" for dest, _size, _data in files if dest.endswith(".mpy")]
+    word, free, block, existing = b.inspect([f[0] for f in files] + shadowing + dirs)
+    board_mpy = check_mpy(word, mpy_version)
+    copy, shadows = plan(files, existing)
+    new_dirs = [d for d in dirs if d not in existing]
+    check_space(copy, shadows, existing, free, block, len(new_dirs))
+    out.write("%s: MicroPython .mpy v%s, %d B free; copying %d of %d files\n"
+              % (port, board_mpy, free, len(copy), len(files)))
+    b.mkdirs(new_dirs)
+    for path in shadows:
+        b.remove(path)
+        out.write("  removed %s (it would shadow the .mpy)\n" % path)
+    for i, (dest, size, data) in enumerate(copy):
+        _copy_one(b, "  [%d/%d] %s %d B" % (i + 1, len(copy), dest, size), dest, data, out)
+
+
+def _parents(path):
+    parts = path.split("/")[:-1]
+    return ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+def _copy_one(b, label, dest, data, out):
+    # A percentage while it copies on a terminal; one line per file either way.
+    tty = getattr(out, "isatty", lambda: False)()
+
+    def progress(done, whole):
+        if tty:
+            out.write("\r%s %3d%%" % (label, 100 * done // max(whole, 1)))
+            out.flush()
+    b.write(dest, data, progress)
+    out.write(("\r" if tty else "") + label + " ok\n")
+    out.flush()
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.exit(2, "tinymcp-deploy: %s (see --help)\n" % message)
+
+
+def main(argv=None):
+    p = Parser(prog="tinymcp-deploy",
+               description="Compile what a board needs to .mpy and copy it with mpremote.")
+    p.add_argument("--board", help="a directory under boards/ (sim, rpi_pico, esp32, ...)")
+    p.add_argument("--port", help="the board's serial device (default: the one USB serial port)")
+    p.add_argument("--baud", type=int, default=115200)
+    p.add_argument("--build", metavar="DIR", help="write the compiled tree here (default: a temp dir)")
+    p.add_argument("--dry-run", action="store_true", help="only build and print the sizes")
+    p.add_argument("--mpy-version", default=DEFAULT_MPY, choices=sorted(MPY_VERSIONS),
+                   help="the board's .mpy version (default %(default)s: MicroPython 1.23 and later)")
+    p.add_argument("--hard-reset", action="store_true",
+                   help="machine.reset() after copying instead of a soft reboot")
+    p.add_argument("--manifests", action="store_true", help="rewrite the mip package*.json files")
+    p.add_argument("--root", help=argparse.SUPPRESS)
+    try:
+        a = p.parse_args(argv)
+    except SystemExit as e:   # --help, or a bad argument (already reported on one line)
+        return e.code
+    try:
+        root = repo_root(a.root)
+        if a.manifests:
+            write_manifests(root)
+            return 0
+        if not a.board:
+            raise DeployError("--board is required (boards: %s)" % ", ".join(boards(root)))
+        if a.dry_run:
+            if not a.build:
+                raise DeployError("--dry-run needs --build DIR")
+            made, how = build(root, a.board, a.build, a.mpy_version)
+            print("%s: %d files (%s), .mpy v%s, in %s" % (a.board, len(made), how, a.mpy_version, a.build))
+            print_sizes(made)
+            return 0
+        if a.build:
+            deploy(root, a.board, a.port, a.baud, a.build, a.mpy_version, a.hard_reset)
+        else:
+            with tempfile.TemporaryDirectory() as tmp:
+                deploy(root, a.board, a.port, a.baud, tmp, a.mpy_version, a.hard_reset)
+        return 0
+    except DeployError as e:
+        sys.stdout.flush()
+        sys.stderr.write("tinymcp-deploy: %s\n" % e)
+        return 2

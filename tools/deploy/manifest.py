@@ -1,0 +1,42 @@
+# The mip manifests: package.json (core + MicroPython port) and package-BOARD.json (+ its drivers).
+import json
+import os
+
+from tinymcp.host.deploy.files import board_files, boards, core_files
+
+def package_version(root):
+    import configparser
+    cfg = configparser.ConfigParser()
+    cfg.read(os.path.join(root, "setup.cfg"))
+    return cfg.get("metadata", "version", fallback="0.0.0")
+
+
+def manifests(root):
+    # -> {filename: manifest}: package.json installs the core and the MicroPython port;
+    # package-BOARD.json adds the drivers BOARD's main.py imports. URLs are relative to the
+    # manifest (mip resolves them against its own URL), so forks install themselves.
+    version = package_version(root)
+    core = core_files(root)
+    out = {"package.json": {"urls": [[p, p] for p in core], "deps": [], "version": version}}
+    for board in boards(root):
+        if board == "sim":
+            continue   # the simulated board is for the host; a real board gets its drivers
+        files, _how = board_files(root, board)
+        drivers = [f for f in files if f.startswith("tinymcp/sensors/")]
+        out["package-%s.json" % board] = {"urls": [[p, p] for p in sorted(set(core) | set(drivers))],
+                                          "deps": [], "version": version}
+    return out
+
+
+def manifest_text(data):
+    # One [dest, src] pair per line: diffs stay readable when a module comes or goes.
+    urls = ",\n".join("    " + json.dumps(pair) for pair in data["urls"])
+    return ('{\n  "urls": [\n%s\n  ],\n  "deps": %s,\n  "version": %s\n}\n'
+            % (urls, json.dumps(data["deps"]), json.dumps(data["version"])))
+
+
+def write_manifests(root):
+    for name, data in manifests(root).items():
+        with open(os.path.join(root, name), "w") as f:
+            f.write(manifest_text(data))
+        print("wrote %s (%d files)" % (name, len(data["urls"])))

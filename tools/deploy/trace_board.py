@@ -1,0 +1,103 @@
+# Run by files.py in a fresh interpreter: python trace_board.py ROOT BOARD OUT.JSON
+#
+# Imports boards/BOARD/main.py under CPython with the hardware modules stubbed, calls build(), plays
+# the first requests of a session in both protocol eras, and writes the repo modules that got
+# imported. Registrations import capabilities lazily (tools, resources, prompts), so this is exactly
+# what the board's code path reaches.
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
+import os
+import sys
+import types
+
+# The first requests of a connection in each era; what they load, a board must carry.
+HANDSHAKE = (
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+    '"capabilities":{}}}',
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    '{"jsonrpc":"2.0","id":2,"method":"ping"}',
+    '{"jsonrpc":"2.0","id":3,"method":"tools/list"}',
+    '{"jsonrpc":"2.0","id":4,"method":"resources/list"}',
+    '{"jsonrpc":"2.0","id":5,"method":"resources/templates/list"}',
+    '{"jsonrpc":"2.0","id":6,"method":"prompts/list"}',
+    '{"jsonrpc":"2.0","id":7,"method":"logging/setLevel","params":{"level":"info"}}',
+)
+MODERN = (   # the 2026-07-28 revision: no handshake, any client may open with it
+    '{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}',
+    '{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":'
+    '{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}',
+)
+
+
+class Stub:
+    # Any construction, call or attribute: enough for a board's wiring code (Pin.OUT, ADC(4)...).
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __call__(self, *args, **kwargs):
+        return Stub()
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return Stub()
+
+    def __int__(self):
+        return 0
+
+    __index__ = __int__
+
+    def __iter__(self):
+        return iter(())
+
+
+class StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    # Last on the meta path: any module CPython lacks (machine, rp2, esp32, network...) is a stub.
+    def find_spec(self, name, path, target=None):
+        return importlib.machinery.ModuleSpec(name, self)
+
+    def create_module(self, spec):
+        module = types.ModuleType(spec.name)
+        module.__getattr__ = lambda attr: Stub().__getattr__(attr)
+        module.const = lambda x: x   # micropython.const
+        module.__path__ = []
+        return module
+
+    def exec_module(self, module):
+        pass
+
+
+def main():
+    root, board, out = sys.argv[1:4]
+    del sys.path[0]        # this directory: its modules are not the board's
+    del sys.argv[1:]       # a board may read its own flags (the sim's --bench)
+    sys.meta_path.append(StubFinder())
+    sys.path[:0] = [os.path.join(root, "boards", board), root]
+    path = os.path.join(root, "boards", board, "main.py")
+    spec = importlib.util.spec_from_file_location("main", path)
+    board_main = importlib.util.module_from_spec(spec)
+    sys.modules["main"] = board_main
+    spec.loader.exec_module(board_main)
+    server = board_main.build()
+    for frame in HANDSHAKE:
+        server.handle(frame.encode())
+    modern = board_main.build()   # a second connection, opening in the 2026-07-28 revision
+    for frame in MODERN:
+        modern.handle(frame.encode())
+    ours = ("tinymcp/", "ports/", "boards/%s/" % board)
+    files = []
+    for module in list(sys.modules.values()):
+        where = getattr(module, "__file__", None)
+        if isinstance(where, str) and where.endswith(".py"):
+            rel = os.path.relpath(where, root).replace(os.sep, "/")
+            if rel.startswith(ours):
+                files.append(rel)
+    with open(out, "w") as f:
+        json.dump({"files": sorted(files),
+                   "completions": bool(getattr(server, "has_completions", False))}, f)
+
+
+if __name__ == "__main__":
+    main()
