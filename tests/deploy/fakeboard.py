@@ -102,7 +102,7 @@ class FakeFS:
 
 class FakeBoard:
     # state: "serving" (tinymcp on the line), "friendly" (>>>), "raw" (raw REPL), "paste".
-    def __init__(self, fs_dir, mpy_word=MPY_6_3, capacity=1024 * 1024, serving=True):
+    def __init__(self, fs_dir, mpy_word=MPY_6_3, capacity=1024 * 1024, serving=True, deaf=False):
         self.fs = FakeFS(fs_dir, capacity)
         self.mpy_word = mpy_word
         self.master, self.slave = pty.openpty()
@@ -118,6 +118,7 @@ class FakeBoard:
         self.proc = None         # micropython running the deployed main.py (after a reset)
         self.frame = b""
         self.stop = False
+        self.deaf = deaf         # serving something that ignores 0x03 (not tinymcp)
         self._reset_namespace()
         if serving:
             self._serve_in_process()
@@ -195,7 +196,7 @@ class FakeBoard:
                 self._end_process()
                 self._to_repl()
             return
-        if b == b"\x03":
+        if b == b"\x03" and not self.deaf:
             self.events.append("interrupted")
             self.server = None
             self._to_repl()

@@ -117,3 +117,10 @@ def test_verify_skips_boot_noise(make_board):
     board = make_board()
     board.write(b"MPY: soft reboot\r\nsome banner\r\n")
     assert verify(board.port, timeout=10)["name"] == "tinymcp-sim"
+
+
+def test_a_board_that_ignores_ctrl_c(repo, tmp_path, make_board, capsys):
+    board = make_board(deaf=True)   # running something that does not stop on 0x03
+    assert run(repo, board, tmp_path) == 2
+    assert "does not answer the REPL" in one_line_error(capsys)
+    assert tree(board.fs.root) == {}

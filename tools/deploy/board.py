@@ -62,14 +62,15 @@ class Board:
 
     def interrupt(self):
         # A serving tinymcp board ends on a raw 0x03 byte and drops to the REPL; give it a
-        # moment to get there, then mpremote enters the raw REPL (Ctrl-C, Ctrl-A, soft reset:
-        # a clean heap, and main.py does not run again).
+        # moment to get there, then mpremote enters the raw REPL (Ctrl-C, Ctrl-A). No soft
+        # reset here: it would stop the timer that feeds a board's watchdog after a 0x03 exit
+        # (ports/micropython/boot.py), and the watchdog would reset the board mid-copy.
         self.t.serial.write(b"\x03")
         self.t.serial.timeout = 0.2   # a pty is read without polling: keep the wait short
         self.t.read_until(1, b">>> ", timeout=1, timeout_overall=3)
         self.t.serial.timeout = 5
         try:
-            self.t.enter_raw_repl(soft_reset=True)
+            self.t.enter_raw_repl(soft_reset=False, timeout_overall=5)
         except self.TransportError:
             raise DeployError("the board on %s does not answer the REPL (hold its boot button "
                               "while resetting, or `mpremote touch :noserve`)" % self.port)
