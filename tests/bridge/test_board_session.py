@@ -189,3 +189,32 @@ def test_subscriptions_are_replayed_after_a_reset():
         link.answer(replay)
         await asyncio.wait_for(board.ready.wait(), 1)
     run(main())
+
+
+def test_a_reset_during_the_replay_starts_over():
+    async def main():
+        link, board = await ready_board()
+        hub = Hub(board)
+        session = hub.open_session(lambda msg, related=None: None, "test")
+        await hub.dispatch(session, 0, "initialize", {"protocolVersion": "2025-11-25"})
+        sub = asyncio.ensure_future(hub.dispatch(session, 1, "resources/subscribe",
+                                                 {"uri": "sensor://t"}))
+        await settle()
+        link.answer(link.last("resources/subscribe"))
+        await sub
+        board.reset("first")
+        await settle()
+        link.answer(link.last("initialize"), INIT_RESULT)
+        await settle()
+        unanswered = link.last("resources/subscribe")     # the replay, cut short:
+        board.reset("second")
+        await settle()
+        assert link.last("initialize")["id"] > unanswered["id"]
+        link.answer(link.last("initialize"), INIT_RESULT)
+        await settle()
+        replay = link.last("resources/subscribe")
+        assert replay["id"] > unanswered["id"]
+        link.answer(replay)
+        await asyncio.wait_for(board.ready.wait(), 1)
+        assert board.state == "ready"
+    run(main())

@@ -198,7 +198,8 @@ class BoardSession:
         # The board lost its session (reboot, crash, restart): initialize it again.
         if self.state == "disconnected":
             return
-        if self.state == "ready":
+        was_ready = self.state == "ready"
+        if was_ready:
             self.resets += 1
             log.warning("board reset detected (%s); re-initializing", why)
         self.state = "connected"
@@ -206,11 +207,17 @@ class BoardSession:
         for p in self.pending.values():
             if p.sent:
                 p.limbo = True
-        self._start_init()
+        # While an initialize is on the wire the board answers everything sent before it
+        # first, so that one still settles the limbo; a reset during the replay starts over.
+        self._start_init(restart=was_ready)
 
-    def _start_init(self):
-        if self._init_task is None or self._init_task.done():
-            self._init_task = asyncio.get_running_loop().create_task(self._initialize())
+    def _start_init(self, restart=True):
+        # restart: abandon an initialize in progress (the board it was talking to is gone).
+        if self._init_task is not None and not self._init_task.done():
+            if not restart:
+                return
+            self._init_task.cancel()
+        self._init_task = asyncio.get_running_loop().create_task(self._initialize())
 
     async def _initialize(self):
         params = {"protocolVersion": PROTOCOL, "capabilities": CLIENT_CAPABILITIES,
@@ -222,8 +229,9 @@ class BoardSession:
             try:
                 msg = await asyncio.wait_for(asyncio.shield(p.future), self.init_interval)
             except asyncio.TimeoutError:
-                self.pending.pop(p.id, None)
                 continue
+            finally:
+                self.pending.pop(p.id, None)
             if self.state != "connected":
                 return
             if "result" not in msg:
@@ -243,7 +251,7 @@ class BoardSession:
                 except Exception:
                     log.exception("replay after initialize failed")
             if self.state != "ready":
-                return
+                return  # reset or unplugged during the replay: a new attempt is under way
             for p in list(self.pending.values()):
                 if not p.sent:
                     self._send(p)
