@@ -11,6 +11,7 @@ import sys
 import tempfile
 import threading
 import time
+import tty
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BRIDGE = [sys.executable, "-m", "tinymcp.host.bridge"]
@@ -21,27 +22,41 @@ INIT = {"protocolVersion": "2025-11-25", "capabilities": {},
 
 class Peer:
     # A JSON-RPC peer on a subprocess's stdio: one request at a time, or a window of them.
-    def __init__(self, argv, **kw):
+    # pty=True puts the process on a pseudo-terminal instead of pipes (a board on a tty).
+    def __init__(self, argv, pty=False):
         self.err = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.err, cwd=REPO, **kw)
+        if pty:
+            master, slave = os.openpty()
+            tty.setraw(slave)
+            self.proc = subprocess.Popen(argv, stdin=master, stdout=master, stderr=self.err,
+                                         cwd=REPO)
+            os.close(master)
+            self.writer = os.fdopen(slave, "wb")
+            self.reader = os.fdopen(os.dup(slave), "rb")
+        else:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=self.err, cwd=REPO)
+            self.writer, self.reader = self.proc.stdin, self.proc.stdout
         self.inbox = queue.Queue()
         self.next_id = 0
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
-        for line in self.proc.stdout:
-            msg = json.loads(line)
-            if "method" not in msg:
-                self.inbox.put(msg)
+        try:
+            for line in self.reader:
+                msg = json.loads(line)
+                if "method" not in msg:
+                    self.inbox.put(msg)
+        except OSError:  # EIO: the pty's other side closed
+            pass
 
     def send(self, method, params=None):
         self.next_id += 1
         msg = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
         if params is not None:
             msg["params"] = params
-        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
-        self.proc.stdin.flush()
+        self.writer.write(json.dumps(msg).encode() + b"\n")
+        self.writer.flush()
         return self.next_id
 
     def request(self, method, params=None, timeout=30):
@@ -53,19 +68,20 @@ class Peer:
 
     def initialize(self):
         self.request("initialize", INIT)
-        self.proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-        self.proc.stdin.flush()
+        self.writer.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        self.writer.flush()
 
     def stderr(self):
         self.err.seek(0)
         return self.err.read().decode(errors="replace")
 
     def close(self):
-        self.proc.stdin.close()
+        self.writer.close()
         try:
             self.proc.wait(10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+            self.proc.wait()
 
 
 CALL = {"name": "read_temperature", "arguments": {}}
@@ -104,6 +120,12 @@ def throughput(calls):
     rows.append(("direct: python boards/sim/main.py over pipes", round_trips(direct, calls),
                  round_trips(direct, calls, 8)))
     direct.close()
+    on_pty = Peer(BOARD, pty=True)
+    on_pty.initialize()
+    rows.append(("direct: the same board on a pty (no bridge)", round_trips(on_pty, calls),
+                 round_trips(on_pty, calls, 8)))
+    on_pty.proc.kill()
+    on_pty.close()
     bridged = Peer(BRIDGE + ["--sim"])
     bridged.initialize()
     rows.append(("tinymcp-bridge --sim (stdio -> bridge -> pty -> board)",
