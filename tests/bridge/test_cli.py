@@ -75,6 +75,10 @@ def test_stdio_ids_come_back_exactly(line_client):
     client.proc.stdin.write(b"{not json\n")
     client.proc.stdin.flush()
     assert client.wait(None)["error"]["code"] == -32700
+    client.send({"jsonrpc": "2.0", "id": [1], "method": "ping"})
+    assert client.wait(None)["error"]["code"] == -32600
+    client.send({"jsonrpc": "1.0", "id": 5, "method": "ping"})
+    assert client.wait(5)["error"]["code"] == -32600
     assert client.garbage == []
 
 

@@ -48,11 +48,15 @@ class HostSession:
 
     def receive(self, msg):
         # One message from the host.
-        if type(msg) is not dict or msg.get("jsonrpc") != "2.0":
-            self.send({"jsonrpc": "2.0", "id": None,
+        rid = msg.get("id") if type(msg) is dict else None
+        good_id = type(rid) in (int, str)
+        method = msg.get("method") if type(msg) is dict else None
+        if (type(msg) is not dict or msg.get("jsonrpc") != "2.0"
+                or ("id" in msg and not good_id and method is not None)
+                or (method is not None and type(method) is not str)):
+            self.send({"jsonrpc": "2.0", "id": rid if good_id else None,
                        "error": {"code": INVALID_REQUEST, "message": "Invalid Request"}})
             return
-        method = msg.get("method")
         if method is None:
             future = self.outgoing.pop(msg.get("id"), None)
             if future is not None and not future.done():
@@ -61,7 +65,6 @@ class HostSession:
         if "id" not in msg:
             self.hub.host_notification(self, method, msg.get("params") or {})
             return
-        rid = msg["id"]
         task = asyncio.get_running_loop().create_task(self._serve(rid, method, msg.get("params")))
         self.tasks[rid] = task
 
@@ -246,8 +249,10 @@ class Hub:
         if not self.sessions:
             return
         level = LEVELS[min(s.level for s in self.sessions)]
-        if level != self.board_level and self.board.state == "ready":
-            self.board_level = level
+        if level == self.board_level:
+            return
+        self.board_level = level   # a board that is not ready gets it in the replay
+        if self.board.state == "ready":
             await self.board.call("logging/setLevel", {"level": level})
 
     async def replay(self):
