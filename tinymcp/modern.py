@@ -56,6 +56,9 @@ class Modern:
     def serve(self, rid, method, params):
         # -> an error frame, None or core._RESULT, like Server._request.
         server = self.server
+        if server.initialized:  # the connection opened with initialize: that era it stays
+            return jsonrpc.error_frame(rid, INVALID_REQUEST, "Invalid Request: this connection "
+                                       "speaks the initialize era; no 2026-07-28 _meta here")
         if method in _REMOVED:
             # initialize names what this connection speaks, for clients that cannot fall forward.
             return jsonrpc.error_frame(rid, METHOD_NOT_FOUND, "Method not found: " + method
@@ -78,11 +81,9 @@ class Modern:
                                            + " must be one of " + ", ".join(core.LEVELS))
             server.log_level = core.LEVELS.index(level)
         self.caps = meta[CAPABILITIES_KEY]
-        server.ctx.inputs = self
         try:
             return server._run(rid, fn, params)
         finally:
-            server.ctx.inputs = None
             server.log_level = _OFF
             self.caps = self.params = self.binding = self.answers = None
 
@@ -152,7 +153,7 @@ class Modern:
         self.params = params
         self.asked = 0
 
-    def ask(self, method, params):
+    def request(self, method, params):
         # ctx.request() during a 2026-07-28 request: the answer from the retry, or ask for it.
         if self.params is None:
             raise RpcError(INTERNAL_ERROR, method + " can only be asked during tools/call, "
@@ -264,6 +265,13 @@ class Modern:
                 except Exception:  # a failing watch (or a resource since removed) reads as None
                     now[uri] = None
         server.subscriptions = now
+
+    def changed(self, kind):
+        self.event("notifications/" + kind + "/list_changed", kind + "ListChanged")
+
+    def resource_updated(self, uri):
+        if uri in self.server.subscriptions:
+            self.event("notifications/resources/updated", None, uri)
 
     def event(self, method, flag, uri=None):
         # A change notification to every stream that opted in, tagged with its id.

@@ -20,7 +20,6 @@ class Context:
         self.server = server
         self.request_id = None
         self.progress_token = None
-        self.inputs = None      # a 2026-07-28 request: what request() asks comes with its retry
         self._cancelled = False
 
     @property
@@ -145,7 +144,7 @@ class Server:
         if self.initialized:
             self.notify("notifications/" + kind + "/list_changed")
         elif self.modern is not None:
-            self.modern.event("notifications/" + kind + "/list_changed", kind + "ListChanged")
+            self.modern.changed(kind)
 
     # -- output ---------------------------------------------------------------------------
 
@@ -172,13 +171,9 @@ class Server:
         self.notify("notifications/message", params)
 
     def resource_updated(self, uri):
-        if uri in self.subscriptions:
-            self._updated(uri)
-
-    def _updated(self, uri):
         if self.modern is not None:  # to the subscriptions/listen streams that asked for it
-            self.modern.event("notifications/resources/updated", None, uri)
-        else:
+            self.modern.resource_updated(uri)
+        elif uri in self.subscriptions:
             self.notify("notifications/resources/updated", {"uri": uri})
 
     def poll(self):
@@ -196,12 +191,12 @@ class Server:
                 continue
             if value != subs[uri]:
                 subs[uri] = value
-                self._updated(uri)
+                self.resource_updated(uri)
 
     def request(self, method, params=None, timeout_ms=None):
         # A request to the client, answered through the pump; returns the result or raises.
-        if self.ctx.inputs is not None:  # 2026-07-28: asked in the result, answered by a retry
-            return self.ctx.inputs.ask(method, params)
+        if self.modern is not None:  # 2026-07-28: asked in the result, answered by a retry
+            return self.modern.request(method, params)
         if self.pump is None:
             raise RpcError(INTERNAL_ERROR, "no client connection to send " + method)
         self._next_id += 1
@@ -300,20 +295,15 @@ class Server:
     def _request(self, rid, method, params):
         # The first request decides the era: initialize -> the handshake era, a 2026-07-28
         # request (server/discover, or the per-request _meta) -> tinymcp.modern, loaded then.
-        if self.modern is not None:
-            return self.modern.serve(rid, method, params)
-        if self.initialized:
-            meta = params.get("_meta")
-            if type(meta) is dict and MODERN_KEY in meta:
-                return jsonrpc.error_frame(rid, INVALID_REQUEST, "Invalid Request: this connection "
-                                           "speaks the initialize era; no 2026-07-28 _meta here")
-        elif method != "initialize" and _modern(method, params):
+        modern = self.modern
+        if modern is None and method != "initialize" and _modern(self, method, params):
             try:
                 from tinymcp.modern import Modern
+                modern = Modern(self)
             except ImportError:  # a board shipped without it: clients fall back to initialize
-                return jsonrpc.error_frame(rid, METHOD_NOT_FOUND, "Method not found: " + method
-                                           + " (this board speaks the initialize era only)")
-            return Modern(self).serve(rid, method, params)
+                modern = None
+        if modern is not None:
+            return modern.serve(rid, method, params)
         fn = _METHODS.get(method)
         if fn is None:
             return jsonrpc.error_frame(rid, METHOD_NOT_FOUND, "Method not found: " + method)
@@ -417,12 +407,14 @@ class Server:
         return caps
 
 
-def _modern(method, params):
-    # A request of the 2026-07-28 revision: one of its own methods, or its per-request _meta.
-    if method == "server/discover" or method == "subscriptions/listen":
-        return True
+def _modern(server, method, params):
+    # A request of the 2026-07-28 revision: its per-request _meta, or (era undecided) one of
+    # its own methods.
     meta = params.get("_meta")
-    return type(meta) is dict and MODERN_KEY in meta
+    if type(meta) is dict and MODERN_KEY in meta:
+        return True
+    return not server.initialized and (method == "server/discover"
+                                       or method == "subscriptions/listen")
 
 
 def _describe(e):
