@@ -112,6 +112,19 @@ def test_progress_reaches_the_host_with_its_own_token(line_client):
         client.notes.clear()
 
 
+def test_logging_levels_filter_board_messages(line_client):
+    client = line_client("--sim", TESTBOARD)
+    client.initialize()
+    assert client.request("logging/setLevel", {"level": "error"})["result"] == {}
+    assert "result" in client.call("shout")
+    assert not [n for n in client.notes if n["method"] == "notifications/message"]
+    assert client.request("logging/setLevel", {"level": "debug"})["result"] == {}
+    assert "result" in client.call("shout")
+    messages = [n["params"] for n in client.notes if n["method"] == "notifications/message"]
+    assert messages == [{"level": "warning", "data": "the board is shouting"}], messages
+    assert client.request("logging/setLevel", {"level": "loud"})["error"]["code"] == -32602
+
+
 def test_host_cancellation_reaches_the_board(line_client):
     client = line_client("--sim", TESTBOARD)
     client.initialize()

@@ -38,6 +38,11 @@ def build():
                 ctx.progress(step / 10, seconds)
         return {"slept": seconds}
 
+    @server.tool("shout", "Logs a warning through MCP logging.", read_only=True, ctx=True)
+    def shout(ctx):
+        ctx.log("warning", "the board is shouting")
+        return {"ok": True}
+
     @server.tool("ask", "Asks the host's model a question (sampling).", ctx=True)
     def ask(ctx):
         reply = ctx.request("sampling/createMessage", {
