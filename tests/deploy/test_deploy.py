@@ -9,6 +9,8 @@ from tinymcp.host.deploy.board import verify
 from tests.deploy.conftest import tree
 from tests.deploy.fakeboard import MICROPYTHON
 
+pytest.importorskip("mpremote", reason="tinymcp-deploy copies with mpremote: pip install mpremote")
+
 
 def run(repo, board, tmp_path, *extra):
     return main(["--board", "sim", "--port", board.port, "--build", str(tmp_path / "build"),

@@ -74,6 +74,7 @@ def test_board_manifests_add_what_the_board_imports(repo):
 
 
 def test_mpremote_mip_install_puts_the_core_on_a_board(repo, make_board):
+    pytest.importorskip("mpremote", reason="needs mpremote: pip install mpremote")
     board = make_board(serving=False)
     proc = subprocess.run([sys.executable, "-m", "mpremote", "connect", board.port, "mip", "install",
                            "--target", "/lib", "package.json"], cwd=repo, stdout=subprocess.PIPE,

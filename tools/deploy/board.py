@@ -44,8 +44,11 @@ def probe_port(port, baud):
 class Board:
     # The board over mpremote's serial transport: raw REPL commands, file writes, resets.
     def __init__(self, port, baud=115200):
-        from mpremote.transport_serial import SerialTransport
-        from mpremote.transport import TransportError
+        try:
+            from mpremote.transport_serial import SerialTransport
+            from mpremote.transport import TransportError
+        except ImportError:
+            raise DeployError("mpremote is not installed: pip install mpremote")
         self.port, self.baud = port, baud
         self.TransportError = TransportError
         try:
