@@ -1,4 +1,5 @@
 # The command line: exit codes and one-line reasons, stdio framing and ids, --sim, the demo.
+import json
 import os
 import pty
 import re
@@ -179,3 +180,22 @@ def test_demo_narrates_a_session_and_ends_cleanly():
     assert re.search(r"\u2192 tools/call read_temperature", text)
     assert "\u2192 resources/subscribe" in text
     assert "\u2190 notifications/resources/updated" in text
+
+
+def test_requests_piped_from_a_file_are_all_answered(tmp_path):
+    # A script that writes everything at once and closes stdin still gets every answer.
+    requests = tmp_path / "requests.jsonl"
+    requests.write_text("\n".join(json.dumps(m) for m in [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+         "params": {"name": "read_adc", "arguments": {"channel": 3}}}]) + "\n")
+    with open(requests, "rb") as stdin:
+        done = subprocess.run(BRIDGE + ["--sim"], cwd=REPO, env=clean_env(), stdin=stdin,
+                              capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r["id"] for r in replies] == [0, 1]
+    assert replies[0]["result"]["protocolVersion"] == "2025-06-18"
+    assert "volts" in replies[1]["result"]["structuredContent"]

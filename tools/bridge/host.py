@@ -38,6 +38,7 @@ class HostSession:
         self.label = label
         self.unanswered = unanswered or (lambda rid: None)
         self.initialized = False
+        self.initializing = None   # future while an initialize is being answered
         self.version = None
         self.client_caps = {}
         self.level = LEVELS.index("info")
@@ -160,9 +161,15 @@ class Hub:
             return err(INVALID_PARAMS, 'Invalid params: "params" must be an object')
         params = params or {}
         if method == "initialize":
-            return await self.initialize(session, params)
+            session.initializing = asyncio.get_running_loop().create_future()
+            try:
+                return await self.initialize(session, params)
+            finally:
+                session.initializing.set_result(None)
         if method == "ping":
             return {"result": {}}
+        if not session.initialized and session.initializing is not None:
+            await session.initializing   # a client that did not wait for its initialize
         if not session.initialized:
             if method in KNOWN:
                 return err(INVALID_REQUEST, "Server not initialized: send initialize first")

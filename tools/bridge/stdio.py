@@ -15,8 +15,16 @@ async def serve_stdio(hub, stdin=None, stdout=None):
     stdin = stdin or sys.stdin
     out = stdout or sys.stdout.buffer
     reader = asyncio.StreamReader(limit=MAX_LINE)
-    transport, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), stdin)
+    try:
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), stdin)
+        readline = reader.readline
+    except ValueError:  # a regular file (`< requests.jsonl`) is not a pipe: read it in a thread
+        transport = None
+        source = getattr(stdin, "buffer", stdin)
+
+        async def readline():
+            return await loop.run_in_executor(None, source.readline, MAX_LINE)
     gone = asyncio.Event()
 
     def send(msg, related=None):
@@ -32,7 +40,7 @@ async def serve_stdio(hub, stdin=None, stdout=None):
     try:
         while not gone.is_set():
             try:
-                line = await reader.readline()
+                line = await readline()
             except ValueError:  # a line over MAX_LINE: asyncio skipped it; say so
                 send({"jsonrpc": "2.0", "id": None,
                       "error": {"code": -32600, "message": "Invalid Request: line too long"}})
@@ -49,6 +57,9 @@ async def serve_stdio(hub, stdin=None, stdout=None):
                       "error": {"code": -32700, "message": "Parse error"}})
                 continue
             session.receive(msg)
+        if session.tasks:  # input ended with requests in flight: answer them first
+            await asyncio.wait(list(session.tasks.values()), timeout=hub.board.timeout + 1)
     finally:
         session.close()
-        transport.close()
+        if transport is not None:
+            transport.close()
