@@ -180,15 +180,18 @@ class SocatPair:
 
 
 class BoardOnPty:
-    # The test board's process with stdin and stdout on a pty, like firmware on a UART.
-    def __init__(self, device):
+    # A board process with stdin and stdout on a pty, like firmware on a UART: by default the
+    # test board under CPython; argv picks another (boards/sim/main.py under micropython).
+    def __init__(self, device, argv=None, env=None):
         self.device = device
+        self.argv = argv or [sys.executable, TESTBOARD]
+        self.env = env
         self.proc = None
 
     def start(self):
         fd = os.open(self.device, os.O_RDWR | os.O_NOCTTY)
         try:
-            self.proc = subprocess.Popen([sys.executable, TESTBOARD], stdin=fd, stdout=fd,
+            self.proc = subprocess.Popen(self.argv, stdin=fd, stdout=fd, env=self.env,
                                          stderr=subprocess.DEVNULL, cwd=REPO)
         finally:
             os.close(fd)

