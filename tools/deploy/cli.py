@@ -6,6 +6,7 @@ import tempfile
 import time
 
 from tinymcp.host.deploy import DeployError
+from tinymcp.host.deploy import board as board_end
 from tinymcp.host.deploy.board import Board, check_mpy, check_space, find_port, plan, probe_port, verify
 from tinymcp.host.deploy.files import boards, repo_root
 from tinymcp.host.deploy.manifest import write_manifests
@@ -34,7 +35,7 @@ def deploy(root, board, port, baud, build_dir, mpy_version, hard_reset=False, ou
         else:
             b.soft_reset()
         out.write("reset; waiting for initialize on %s\n" % port)
-        info = verify(port, baud, serial_port=None if b is None else b.t.serial)
+        info = verify(port, baud, board_end.VERIFY_TIMEOUT_S, None if b is None else b.t.serial)
     finally:
         if b is not None:
             b.close()
