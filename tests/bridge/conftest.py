@@ -1,4 +1,4 @@
-# Helpers for the bridge tests: bridge processes, a raw line client, socat links, Node and the Inspector.
+# Bridge test helpers: bridge processes, a raw line client, socat links, Node and the Inspector.
 import json
 import os
 import queue
@@ -246,7 +246,7 @@ def free_port():
 
 @pytest.fixture
 def http_bridge():
-    # Start `tinymcp-bridge --sim ... --http 127.0.0.1:0`; yields a function returning (url, Bridge).
+    # Starts `tinymcp-bridge --sim BOARD --http 127.0.0.1:0 ...`; -> (url, Bridge).
     bridges = []
 
     def start(*args, env=None, board="sim"):

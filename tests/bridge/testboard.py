@@ -1,4 +1,4 @@
-# The simulated board plus tools the bridge tests need: stray prints, a slow call, a sampling request.
+# The simulated board plus what the bridge tests need: stray prints, a slow call, sampling, logging.
 import importlib.util
 import os
 import sys

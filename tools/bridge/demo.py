@@ -1,4 +1,4 @@
-# The live demo of `tinymcp-bridge --sim` in a terminal: a small client driving the bridge, narrated.
+# The live demo of `tinymcp-bridge --sim` in a terminal: a small client drives the bridge, narrated.
 import asyncio
 import itertools
 import json

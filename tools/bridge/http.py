@@ -1,4 +1,4 @@
-# The Streamable HTTP front (MCP 2025-11-25): the official SDK's transport, one per session, on uvicorn.
+# The Streamable HTTP front (MCP 2025-11-25): the official SDK's transport per session, on uvicorn.
 import contextlib
 import hmac
 import json
@@ -35,7 +35,7 @@ def _reject(status, message, code=-32600, headers=None):
 
 
 class QuietServer(uvicorn.Server):
-    # The bridge owns SIGINT/SIGTERM (exit 0 after a clean shutdown); uvicorn must not re-raise them.
+    # The bridge owns SIGINT/SIGTERM (exit 0 after a clean end); uvicorn must not re-raise them.
     @contextlib.contextmanager
     def capture_signals(self):
         yield

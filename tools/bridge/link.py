@@ -102,7 +102,7 @@ class Link:
             self._lost = loop.create_future()
             fd = self.port.fileno()
             loop.add_reader(fd, self._readable)
-            # A newline first: whatever half frame the board holds from before is ended, then ignored.
+            # A newline first: a half frame the board holds from before ends, and is ignored.
             self._out[:0] = b"\n"
             self._flush()
             self.on_state(True)
