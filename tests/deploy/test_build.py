@@ -4,6 +4,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -148,3 +149,15 @@ def test_every_board_carries_the_2026_revision_a_client_may_open_with(repo):
     for board in boards(repo):
         if os.path.exists(os.path.join(repo, "tinymcp", "modern.py")):
             assert "tinymcp/modern.py" in files_of(repo, board), board
+
+
+def test_the_module_runs_as_a_command(repo, tmp_path):
+    # What the console script `tinymcp-deploy` calls (tinymcp.host.deploy:main).
+    proc = subprocess.run([sys.executable, "-m", "tinymcp.host.deploy", "--board", "sim", "--dry-run",
+                           "--build", str(tmp_path / "b")], cwd=repo, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert b"sim: " in proc.stdout and b"total" in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "tinymcp.host.deploy"], cwd=repo,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    assert proc.returncode == 2 and proc.stderr.count(b"\n") == 1
