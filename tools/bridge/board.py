@@ -165,7 +165,7 @@ class BoardSession:
             if mark in line:
                 self.reset("boot banner %r" % line[:60])
                 return
-        if line.startswith(b">>> ") and len(line) == 4:
+        if line.strip() == b">>>":
             self._repl("it shows the '>>> ' prompt")
 
     def _repl(self, why):

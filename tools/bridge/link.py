@@ -10,6 +10,7 @@ import serial
 log = logging.getLogger("tinymcp.bridge.link")
 
 MAX_LINE = 1 << 20          # a line longer than this is noise by definition; dropped as it streams
+MAX_BACKLOG = 1 << 20       # bytes queued for a board that does not read before frames are dropped
 _JSONRPC = b'{"jsonrpc"'
 
 
@@ -188,8 +189,12 @@ class Link:
                 log.exception("handling a frame from the board: %s", str(msg)[:200])
 
     def send(self, msg):
-        # Queue one message for the board; False when there is no port to send it on.
+        # Queue one message for the board; False when there is no port to send it on, or
+        # when the board has stopped reading and MAX_BACKLOG bytes wait for it already.
         if self.port is None:
+            return False
+        if len(self._out) > MAX_BACKLOG:
+            log.warning("the board is not reading its input; dropping a frame")
             return False
         self._out += json.dumps(msg, separators=(",", ":")).encode() + b"\n"
         self._flush()
@@ -217,11 +222,6 @@ class Link:
             loop.remove_writer(fd)
         except (ValueError, OSError):
             pass
-
-    def write_raw(self, data):
-        # Bytes straight onto the line (tests and the benchmark); not used by the bridge itself.
-        self._out += data
-        self._flush()
 
     def close(self):
         self._closed = True
