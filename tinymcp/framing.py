@@ -24,6 +24,8 @@ class LineFramer:
         self.size = 0
         self.dropping = False
         self.event = NOTHING
+        self._source = None       # the stream buffer last fed, and one view of it made once
+        self._source_view = None
 
     def feed(self, data, pos, end):
         # Consume data[pos:end] up to and including the first newline; return the new
@@ -40,7 +42,10 @@ class LineFramer:
                 self.dropping = True  # keep nothing of it; resume at the next newline
                 self.fill = 0
             else:
-                self.view[self.fill:self.fill + count] = memoryview(data)[pos:stop]
+                if data is not self._source:
+                    self._source = data
+                    self._source_view = memoryview(data)
+                self.view[self.fill:self.fill + count] = self._source_view[pos:stop]
                 self.fill += count
         if newline < 0:
             return end

@@ -59,11 +59,17 @@ def obj(properties, description=None):
     return schema
 
 
+_NUMBERS = (int, float)  # built once: a tuple literal of names is rebuilt on every use
 _PY_TYPES = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
              "object": (dict,), "array": (list,), "null": (type(None),)}
 
 
 def _type_ok(kind, value):
+    if type(kind) is list:  # {"type": ["string", "null"]}
+        for k in kind:
+            if _type_ok(k, value):
+                return True
+        return False
     if kind == "integer" and type(value) is float:
         return value == int(value)  # JSON has one number type: 2.0 is an integer
     if type(value) is bool:
@@ -78,18 +84,14 @@ def _where(path):
 def check(schema, value, path=""):
     # -> None when value conforms, else a sentence a model can act on.
     kind = schema.get("type")
-    if kind is not None:
-        kinds = kind if type(kind) is list else (kind,)
-        for k in kinds:
-            if _type_ok(k, value):
-                break
-        else:
-            return _where(path) + " must be " + (" or ".join(kinds)) + ", got " + _json_type(value)
+    if kind is not None and not _type_ok(kind, value):
+        kinds = kind if type(kind) is list else [kind]
+        return _where(path) + " must be " + (" or ".join(kinds)) + ", got " + _json_type(value)
     if "enum" in schema and value not in schema["enum"]:
         return _where(path) + " must be one of " + ", ".join([_show(v) for v in schema["enum"]])
     if "const" in schema and value != schema["const"]:
         return _where(path) + " must be " + _show(schema["const"])
-    if type(value) in (int, float) and type(value) is not bool:
+    if type(value) in _NUMBERS:
         if "minimum" in schema and value < schema["minimum"]:
             return _where(path) + " must be >= " + _show(schema["minimum"])
         if "maximum" in schema and value > schema["maximum"]:

@@ -1,4 +1,5 @@
 # MicroPython streams: USB CDC / stdio (sys.stdin/stdout.buffer) and machine.UART; serve().
+import gc
 import sys
 import select
 
@@ -75,6 +76,7 @@ class UARTStream:
 def serve(server, stream=None, max_frame=None):
     # Ctrl-C is off while serving so 0x03 reaches the framer, which ends serving on it:
     # mpremote's interrupt then lands the board in the REPL as usual.
+    gc.collect()  # building the board left garbage; the line buffer wants one contiguous block
     kbd_intr(-1)
     try:
         return Channel(server, stream or StdioStream(), max_frame).run()
