@@ -161,3 +161,10 @@ def test_the_module_runs_as_a_command(repo, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "tinymcp.host.deploy"], cwd=repo,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
     assert proc.returncode == 2 and proc.stderr.count(b"\n") == 1
+
+
+def test_the_checkout_is_found_from_anywhere(repo, tmp_path, monkeypatch):
+    from tinymcp.host.deploy.files import repo_root
+    assert repo_root(os.path.join(repo, "boards", "sim")) == repo   # a parent of the cwd
+    monkeypatch.chdir(tmp_path)
+    assert repo_root() == repo                                     # the editable install's own

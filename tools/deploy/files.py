@@ -24,7 +24,7 @@ def repo_root(start=None):
         if parent == here:
             break
         here = parent
-    mine = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    mine = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     if os.path.isdir(os.path.join(mine, "boards")):
         return mine
     raise DeployError("no tinymcp checkout here (boards/ not found): run from the repo root")
