@@ -85,10 +85,12 @@ class Board:
             raise DeployError("the board failed running a command: %s" % _last_line(e))
 
     def inspect(self, paths):
-        # -> (.mpy version word, free bytes, block size, {path: (size, sha256 hex or None)}).
+        # -> (.mpy version word, free bytes, block size, {path: (size, sha256 hex or None)}),
+        # size -1 for a directory. Space is that of the working directory, where the files go
+        # (/ on rp2 and esp32, /flash on a pyboard).
         code = ("import os, sys\n"
                 "try:\n import hashlib, binascii\nexcept ImportError:\n hashlib = None\n"
-                "s = os.statvfs('/')\nr = {}\n"
+                "s = os.statvfs(os.getcwd())\nr = {}\n"
                 "for p in %r:\n"
                 " try:\n  st = os.stat(p)\n except OSError:\n  continue\n"
                 " n, h = st[6], None\n"
