@@ -126,6 +126,17 @@ def test_logging_levels_filter_board_messages(line_client):
     assert client.request("logging/setLevel", {"level": "loud"})["error"]["code"] == -32602
 
 
+def test_list_changed_from_the_board_reaches_the_host(line_client):
+    client = line_client("--sim", TESTBOARD)
+    client.initialize()
+    assert "extra" not in str(client.request("tools/list"))
+    assert "result" in client.call("grow")
+    client.request("ping")
+    assert any(n["method"] == "notifications/tools/list_changed" for n in client.notes)
+    assert "extra" in [t["name"] for t in client.request("tools/list")["result"]["tools"]]
+    assert client.call("extra")["result"]["structuredContent"] == {"extra": True}
+
+
 def test_host_cancellation_reaches_the_board(line_client):
     client = line_client("--sim", TESTBOARD)
     client.initialize()

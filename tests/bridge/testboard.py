@@ -43,6 +43,13 @@ def build():
         ctx.log("warning", "the board is shouting")
         return {"ok": True}
 
+    @server.tool("grow", "Adds a tool at run time (the board says tools/list_changed).")
+    def grow():
+        @server.tool("extra", "A tool that was not there at first.", read_only=True)
+        def extra():
+            return {"extra": True}
+        return {"ok": True}
+
     @server.tool("ask", "Asks the host's model a question (sampling).", ctx=True)
     def ask(ctx):
         reply = ctx.request("sampling/createMessage", {
