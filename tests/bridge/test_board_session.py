@@ -2,7 +2,7 @@
 import asyncio
 
 from tinymcp.host.bridge.board import BoardSession
-from tinymcp.host.bridge.host import Hub
+from tinymcp.host.bridge.hub import Hub
 from tinymcp.host.bridge.link import parse_line
 
 NOT_INITIALIZED = {"code": -32600, "message": "Server not initialized: send initialize first"}

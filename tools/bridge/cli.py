@@ -153,7 +153,7 @@ def _command():
 
 async def run(args, device, port, sim, http, sock, demo):
     from tinymcp.host.bridge.board import BoardSession
-    from tinymcp.host.bridge.host import Hub
+    from tinymcp.host.bridge.hub import Hub
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):

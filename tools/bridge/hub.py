@@ -1,0 +1,283 @@
+# The hub: one board session shared by every host session (ids, tokens, subscriptions, logs).
+import asyncio
+import itertools
+import json
+import logging
+
+from tinymcp.server import LEVELS, VERSIONS
+
+from tinymcp.host.bridge.host import (HostSession, err, INVALID_PARAMS, INVALID_REQUEST,
+                                      METHOD_NOT_FOUND)
+
+log = logging.getLogger("tinymcp.bridge.hub")
+
+# Methods that only read: answered again after a board reset without side effects.
+READ_ONLY = frozenset(("tools/list", "resources/list", "resources/templates/list",
+                       "resources/read", "resources/subscribe", "prompts/list", "prompts/get",
+                       "completion/complete"))
+KNOWN = READ_ONLY | {"initialize", "ping", "logging/setLevel", "tools/call",
+                     "resources/unsubscribe"}
+# What the host is told before the board has ever answered (it is unplugged at start).
+DEFAULT_CAPABILITIES = {"logging": {}, "tools": {"listChanged": True},
+                        "resources": {"subscribe": True, "listChanged": True}}
+# The capability a host must have declared for each request the board may send it.
+NEEDS = {"sampling/createMessage": "sampling", "elicitation/create": "elicitation",
+         "roots/list": "roots"}
+
+
+class Hub:
+    # Shares one BoardSession among host sessions: ids, progress tokens, subscriptions, logs.
+
+    def __init__(self, board):
+        self.board = board
+        self.sessions = []
+        self.subs = {}             # uri -> sessions subscribed to it
+        self.progress = {}         # bridge progress token -> (session, host token, host id)
+        self.board_requests = {}   # board's request id -> (session, our id to the host, task)
+        self.read_only = {}        # tool name -> readOnlyHint, from the board's tools/list
+        self.tools_digest = None
+        self.board_level = None    # the logging level last set on the board
+        self._tokens = itertools.count(1)
+        board.on_notification = self.board_notification
+        board.on_request = self.board_request
+        board.on_ready = self.replay
+
+    def open_session(self, send, label, unanswered=None):
+        session = HostSession(self, send, label, unanswered)
+        self.sessions.append(session)
+        log.info("host session %s opened", label)
+        return session
+
+    def session_closed(self, session):
+        if session in self.sessions:
+            self.sessions.remove(session)
+        for token in [t for t, v in self.progress.items() if v[0] is session]:
+            del self.progress[token]
+        for uri in list(self.subs):
+            self.subs[uri].discard(session)
+            if not self.subs[uri]:
+                del self.subs[uri]
+                self._background(self.board.call("resources/unsubscribe", {"uri": uri}))
+        self._background(self.push_level())
+        log.info("host session %s closed", session.label)
+
+    def _background(self, coro):
+        task = asyncio.get_running_loop().create_task(coro)
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+
+    # -- host -> board ----------------------------------------------------------------------
+
+    async def dispatch(self, session, rid, method, params):
+        if params is not None and type(params) is not dict:
+            return err(INVALID_PARAMS, 'Invalid params: "params" must be an object')
+        params = params or {}
+        if method == "initialize":
+            session.initializing = asyncio.get_running_loop().create_future()
+            try:
+                return await self.initialize(session, params)
+            finally:
+                session.initializing.set_result(None)
+        if method == "ping":
+            return {"result": {}}
+        if not session.initialized and session.initializing is not None:
+            await session.initializing   # a client that did not wait for its initialize
+        if not session.initialized:
+            if method in KNOWN:
+                return err(INVALID_REQUEST, "Server not initialized: send initialize first")
+            return err(METHOD_NOT_FOUND, "Method not found: " + method)
+        if method == "logging/setLevel":
+            if params.get("level") not in LEVELS:
+                return err(INVALID_PARAMS, "Invalid params: level must be one of "
+                           + ", ".join(LEVELS))
+            session.level = LEVELS.index(params["level"])
+            await self.push_level()
+            return {"result": {}}
+        if method == "resources/unsubscribe":
+            uri = params.get("uri")
+            subscribers = self.subs.get(uri, set())
+            subscribers.discard(session)
+            if subscribers:
+                return {"result": {}}
+            self.subs.pop(uri, None)
+        owner = (session, rid)
+        forward, token = self._map_progress(params, session, rid)
+        retry = method in READ_ONLY or (method == "tools/call"
+                                        and self.read_only.get(params.get("name")) is True)
+        try:
+            reply = await self.board.call(method, forward, owner=owner, retry=retry)
+        finally:
+            if token is not None:
+                self.progress.pop(token, None)
+        if "result" in reply:
+            if method == "resources/subscribe":
+                self.subs.setdefault(params.get("uri"), set()).add(session)
+            elif method == "tools/list":
+                self._learn_tools(reply["result"])
+        return reply
+
+    def _map_progress(self, params, session, rid):
+        # Progress tokens are the host's: two hosts may pick the same one, so the board sees ours.
+        meta = params.get("_meta")
+        if type(meta) is not dict or "progressToken" not in meta:
+            return params, None
+        token = "p%d" % next(self._tokens)
+        self.progress[token] = (session, meta["progressToken"], rid)
+        forward = dict(params)
+        forward["_meta"] = dict(meta, progressToken=token)
+        return forward, token
+
+    async def initialize(self, session, params):
+        asked = params.get("protocolVersion")
+        if type(asked) is not str:
+            return err(INVALID_PARAMS, 'Invalid params: "protocolVersion" must be a string')
+        board = self.board
+        if not board.ready.is_set() and board.state != "disconnected":
+            try:  # a board that is still booting gets the request timeout to answer
+                await asyncio.wait_for(board.ready.wait(), board.timeout)
+            except asyncio.TimeoutError:
+                pass
+        init = board.init_result or {}
+        caps = init.get("capabilities") or DEFAULT_CAPABILITIES
+        caps = dict(caps, logging={})  # the bridge always answers logging/setLevel
+        session.version = asked if asked in VERSIONS else VERSIONS[0]
+        session.client_caps = params.get("capabilities") or {}
+        session.initialized = True
+        result = {"protocolVersion": session.version, "capabilities": caps,
+                  "serverInfo": init.get("serverInfo") or {"name": "tinymcp-bridge",
+                                                           "version": "0.1.0"}}
+        if init.get("instructions"):
+            result["instructions"] = init["instructions"]
+        if not init:
+            log.warning("answering initialize for %s before the board answered", session.label)
+        return {"result": result}
+
+    def host_notification(self, session, method, params):
+        if method == "notifications/initialized":
+            return
+        if method == "notifications/cancelled":
+            session.cancel(params.get("requestId"))
+            return
+        if method == "notifications/roots/list_changed":
+            self.board.notify(method, params or None)
+            return
+        log.debug("dropped %s from %s", method, session.label)
+
+    async def push_level(self):
+        # The board has one logging level: the most verbose any host asked for.
+        if not self.sessions:
+            return
+        level = LEVELS[min(s.level for s in self.sessions)]
+        if level == self.board_level:
+            return
+        self.board_level = level   # a board that is not ready gets it in the replay
+        if self.board.state == "ready":
+            await self.board.call("logging/setLevel", {"level": level})
+
+    async def replay(self):
+        # After every (re)initialize: the board forgot our subscriptions and log level.
+        board = self.board
+        if self.board_level is not None:
+            await board.call("logging/setLevel", {"level": self.board_level}, internal=True)
+        for uri in list(self.subs):
+            reply = await board.call("resources/subscribe", {"uri": uri}, internal=True)
+            if "error" in reply:
+                log.warning("could not re-subscribe %s: %s", uri, reply["error"])
+        caps = (board.init_result or {}).get("capabilities", {})
+        if "tools" in caps:
+            await self._refresh_tools()
+
+    async def _refresh_tools(self):
+        tools, cursor = [], None
+        while True:
+            reply = await self.board.call("tools/list", {"cursor": cursor} if cursor else None,
+                                          internal=True)
+            result = reply.get("result")
+            if not result:
+                return
+            tools += result.get("tools", [])
+            cursor = result.get("nextCursor")
+            if not cursor:
+                break
+        digest = json.dumps(tools, sort_keys=True)
+        changed = self.tools_digest is not None and digest != self.tools_digest
+        self._learn_tools({"tools": tools})
+        self.tools_digest = digest
+        if changed:  # a different firmware came back after the reset
+            self.broadcast({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+
+    def _learn_tools(self, result):
+        for tool in result.get("tools", []):
+            hints = tool.get("annotations") or {}
+            self.read_only[tool.get("name")] = hints.get("readOnlyHint") is True
+
+    # -- board -> host ----------------------------------------------------------------------
+
+    def broadcast(self, msg):
+        for session in list(self.sessions):
+            if session.initialized:
+                session.send(msg)
+
+    def board_notification(self, msg):
+        method = msg["method"]
+        params = msg.get("params") or {}
+        if method == "notifications/progress":
+            entry = self.progress.get(params.get("progressToken"))
+            if entry is not None:
+                session, token, rid = entry
+                session.send(dict(msg, params=dict(params, progressToken=token)), rid)
+        elif method == "notifications/message":
+            rank = LEVELS.index(params["level"]) if params.get("level") in LEVELS else 3
+            for session in list(self.sessions):
+                if session.initialized and rank >= session.level:
+                    session.send(msg)
+        elif method == "notifications/resources/updated":
+            for session in list(self.subs.get(params.get("uri"), ())):
+                session.send(msg)
+        elif method == "notifications/cancelled":
+            entry = self.board_requests.pop(params.get("requestId"), None)
+            if entry is not None:
+                session, oid, task = entry
+                task.cancel()
+                session.send(dict(msg, params=dict(params, requestId=oid)))
+        else:
+            if method == "notifications/tools/list_changed":
+                self._background(self._refresh_tools())
+            self.broadcast(msg)
+
+    def board_request(self, msg):
+        bid = msg["id"]
+        method = msg["method"]
+        if method == "ping":
+            self.board.respond({"jsonrpc": "2.0", "id": bid, "result": {}})
+            return
+        owner = self.board.current_owner()
+        session, related = owner if owner else (None, None)
+        if session is None or session.closed:
+            live = [s for s in self.sessions if s.initialized]
+            session, related = (live[0], None) if live else (None, None)
+        need = NEEDS.get(method)
+        if session is None:
+            reply = err(METHOD_NOT_FOUND, "no host is connected to answer " + method)
+        elif need and need not in session.client_caps:
+            reply = err(METHOD_NOT_FOUND, "the host does not support " + need)
+        else:
+            self._background(self._relay(session, bid, method, msg.get("params"), related))
+            return
+        self.board.respond(dict(reply, jsonrpc="2.0", id=bid))
+
+    async def _relay(self, session, bid, method, params, related):
+        oid, future = session.ask(method, params, related)
+        self.board_requests[bid] = (session, oid, asyncio.current_task())
+        try:
+            reply = await future
+        except asyncio.CancelledError:
+            return  # the board cancelled its request; the host was told
+        finally:
+            self.board_requests.pop(bid, None)
+            session.outgoing.pop(oid, None)
+        out = {"jsonrpc": "2.0", "id": bid}
+        if "error" in reply:
+            out["error"] = reply["error"]
+        else:
+            out["result"] = reply.get("result", {})
+        self.board.respond(out)
