@@ -51,15 +51,27 @@ def test_a_second_deploy_interrupts_the_deployed_board_and_skips_identical_files
     assert "copying 0 of" in out and "ok: tinymcp-sim" in out
 
 
-def test_a_stale_py_that_would_shadow_an_mpy_is_removed(repo, tmp_path, make_board, capsys):
+def test_stale_files_under_tinymcp_and_ports_go_and_the_users_files_stay(
+        repo, tmp_path, make_board, capsys):
     board = make_board(serving=False)
-    os.makedirs(board.fs.real("tinymcp"))
-    with open(board.fs.real("tinymcp/server.py"), "w") as f:
-        f.write("raise ImportError('old source copy')\n")
+    os.makedirs(board.fs.real("tinymcp/sensors"))
+    os.makedirs(board.fs.real("lib"))
+    stale = {"tinymcp/server.py": "raise ImportError('old source copy')\n",   # shadows server.mpy
+             "tinymcp/prompts.mpy": "an earlier, bigger build",
+             "tinymcp/sensors/bme280.mpy": "a driver this board no longer uses"}
+    mine = {"data.csv": "1,2,3\n", "lib/helper.py": "x = 1\n"}
+    for path, text in list(stale.items()) + list(mine.items()):
+        with open(board.fs.real(path), "w") as f:
+            f.write(text)
     assert run(repo, board, tmp_path) == 0
-    assert "removed tinymcp/server.py" in capsys.readouterr().out
-    assert not os.path.exists(board.fs.real("tinymcp/server.py"))
-    assert os.path.exists(board.fs.real("tinymcp/server.mpy"))
+    out = capsys.readouterr().out
+    on_board = tree(board.fs.root)
+    for path in stale:
+        assert "removed %s (not in this build)" % path in out
+        assert path not in on_board
+    for path, text in mine.items():
+        assert on_board[path] == text.encode()
+    assert "tinymcp/server.mpy" in on_board
 
 
 def test_hard_reset_reopens_the_port_and_verifies(repo, tmp_path, make_board, capsys):

@@ -84,14 +84,19 @@ class Board:
         except self.TransportError as e:
             raise DeployError("the board failed running a command: %s" % _last_line(e))
 
-    def inspect(self, paths):
-        # -> (.mpy version word, free bytes, block size, {path: (size, sha256 hex or None)}),
-        # size -1 for a directory. Space is that of the working directory, where the files go
-        # (/ on rp2 and esp32, /flash on a pyboard).
+    def inspect(self, paths, trees=("tinymcp", "ports")):
+        # -> (.mpy version word, free bytes, block size, {path: (size, sha256 hex or None)})
+        # for `paths` and everything under `trees`; size -1 for a directory. Space is that of
+        # the working directory, where the files go (/ on rp2 and esp32, /flash on a pyboard).
         code = ("import os, sys\n"
                 "try:\n import hashlib, binascii\nexcept ImportError:\n hashlib = None\n"
+                "ps = %r\n"
+                "def walk(d):\n"
+                " try:\n  es = list(os.ilistdir(d))\n except OSError:\n  return\n"
+                " for e in es:\n  ps.append(d + '/' + e[0])\n  if e[1] & 0x4000:\n   walk(d + '/' + e[0])\n"
+                "for t in %r:\n walk(t)\n"
                 "s = os.statvfs(os.getcwd())\nr = {}\n"
-                "for p in %r:\n"
+                "for p in ps:\n"
                 " try:\n  st = os.stat(p)\n except OSError:\n  continue\n"
                 " n, h = st[6], None\n"
                 " if st[0] & 0x4000:\n  n = -1\n"
@@ -102,7 +107,7 @@ class Board:
                 "  h = binascii.hexlify(d.digest()).decode()\n"
                 " r[p] = (n, h)\n"
                 "print(repr((getattr(sys.implementation, '_mpy', 0), (s[1] or s[0]) * s[4], s[1] or s[0], r)))\n"
-                % (list(paths),))
+                % (list(paths), tuple(trees)))
         return ast.literal_eval(self.exec(code).strip())
 
     def mkdirs(self, dirs):
@@ -186,29 +191,30 @@ def verify(port, baud=115200, timeout=VERIFY_TIMEOUT_S, serial_port=None):
 
 
 def plan(made, existing):
-    # -> (files to copy, .py files shadowing a new .mpy to remove). Skips identical files.
+    # -> (files to copy, files to remove). Identical files are skipped; a foo.py that would
+    # shadow the new foo.mpy goes (MicroPython imports .py first), and so does anything else
+    # under tinymcp/ and ports/ that this build does not have (an earlier build, a mip install).
     import hashlib
-    copy, shadows = [], []
+    copy = []
     for dest, size, data in made:
         have = existing.get(dest)
-        if have and have[0] == size and have[1] == hashlib.sha256(data).hexdigest():
-            continue
-        copy.append((dest, size, data))
-    for dest, _size, _data in made:
-        if dest.endswith(".mpy") and dest[:-4] + ".py" in existing:
-            shadows.append(dest[:-4] + ".py")   # foo.py wins over foo.mpy on import
-    return copy, shadows
+        if not (have and have[0] == size and have[1] == hashlib.sha256(data).hexdigest()):
+            copy.append((dest, size, data))
+    keep = {dest for dest, _size, _data in made}
+    stale = sorted(p for p, (size, _h) in existing.items()
+                   if size >= 0 and p not in keep and p.split("/")[0] in ("tinymcp", "ports"))
+    return copy, stale
 
 
 def _blocks(size, block):
     return (size + block - 1) // block if size else 0
 
 
-def check_space(copy, shadows, existing, free, block, new_dirs):
+def check_space(copy, removed, existing, free, block, new_dirs):
     # Raise naming the first file that does not fit; littlefs takes whole blocks per file and
     # a block pair per directory.
     left = free - 2 * block * new_dirs
-    for p in shadows:
+    for p in removed:
         left += _blocks(existing[p][0], block) * block
     for i, (dest, size, _data) in enumerate(copy):
         left += _blocks(existing.get(dest, (0,))[0], block) * block

@@ -45,18 +45,17 @@ def deploy(root, board, port, baud, build_dir, mpy_version, hard_reset=False, ou
 def _copy(b, port, mpy_version, files, out):
     # Check the version and the space first: nothing is written to a board that cannot load it.
     dirs = sorted({d for dest, _size, _data in files for d in _parents(dest)})
-    shadowing = [dest[:-4] + ".py" for dest, _size, _data in files if dest.endswith(".mpy")]
-    word, free, block, existing = b.inspect([f[0] for f in files] + shadowing + dirs)
+    word, free, block, existing = b.inspect([f[0] for f in files] + dirs)
     board_mpy = check_mpy(word, mpy_version)
-    copy, shadows = plan(files, existing)
+    copy, stale = plan(files, existing)
     new_dirs = [d for d in dirs if d not in existing]
-    check_space(copy, shadows, existing, free, block, len(new_dirs))
+    check_space(copy, stale, existing, free, block, len(new_dirs))
     out.write("%s: MicroPython .mpy v%s, %d B free; copying %d of %d files\n"
               % (port, board_mpy, free, len(copy), len(files)))
-    b.mkdirs(new_dirs)
-    for path in shadows:
+    for path in stale:
         b.remove(path)
-        out.write("  removed %s (it would shadow the .mpy)\n" % path)
+        out.write("  removed %s (not in this build)\n" % path)
+    b.mkdirs(new_dirs)
     for i, (dest, size, data) in enumerate(copy):
         _copy_one(b, "  [%d/%d] %s %d B" % (i + 1, len(copy), dest, size), dest, data, out)
 
