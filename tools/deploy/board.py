@@ -193,7 +193,7 @@ def verify(port, baud=115200, timeout=VERIFY_TIMEOUT_S, serial_port=None):
 def plan(made, existing):
     # -> (files to copy, files to remove). Identical files are skipped; a foo.py that would
     # shadow the new foo.mpy goes (MicroPython imports .py first), and so does anything else
-    # under tinymcp/ and ports/ that this build does not have (an earlier build, a mip install).
+    # under tinymcp/ and ports/ that this build does not have (an earlier build, copies by hand).
     import hashlib
     copy = []
     for dest, size, data in made:
