@@ -222,6 +222,7 @@ class BoardSession:
     async def _initialize(self):
         params = {"protocolVersion": PROTOCOL, "capabilities": CLIENT_CAPABILITIES,
                   "clientInfo": self.client_info}
+        refused = False
         while self.state == "connected":
             p = Pending(next(self._ids), "initialize", params, None, False, True)
             self.pending[p.id] = p
@@ -235,7 +236,10 @@ class BoardSession:
             if self.state != "connected":
                 return
             if "result" not in msg:
-                log.error("board refused initialize: %s", msg.get("error"))
+                if not refused:  # once: a board locked into another protocol era stays so
+                    log.error("board refused initialize: %s (if an earlier client spoke "
+                              "2026-07-28 to it, reset the board)", msg.get("error"))
+                refused = True
                 await asyncio.sleep(self.init_interval)
                 continue
             self.init_result = msg["result"]

@@ -117,13 +117,19 @@ class Hub:
 
     def _map_progress(self, params, session, rid):
         # Progress tokens are the host's: two hosts may pick the same one, so the board sees ours.
+        # The 2026-07-28 envelope keys are dropped: a fresh board that saw one first would lock
+        # itself into that era, and the bridge's session with the board is a handshake session.
         meta = params.get("_meta")
-        if type(meta) is not dict or "progressToken" not in meta:
+        if type(meta) is not dict:
             return params, None
+        forward = dict(params)
+        forward["_meta"] = meta = {k: v for k, v in meta.items()
+                                   if not k.startswith("io.modelcontextprotocol/")}
+        if "progressToken" not in meta:
+            return forward, None
         token = "p%d" % next(self._tokens)
         self.progress[token] = (session, meta["progressToken"], rid)
-        forward = dict(params)
-        forward["_meta"] = dict(meta, progressToken=token)
+        meta["progressToken"] = token
         return forward, token
 
     async def initialize(self, session, params):
