@@ -22,6 +22,8 @@ def make_board(tmp_path):
     yield make
     for board in made:
         board.close()
+    # a fault inside the fake board is a test failure, not a silent hang
+    assert not [e for b in made for e in b.events if e.startswith("fake board error")]
 
 
 def tree(root):
@@ -33,3 +35,4 @@ def tree(root):
             with open(path, "rb") as f:
                 out[os.path.relpath(path, root).replace(os.sep, "/")] = f.read()
     return out
+
