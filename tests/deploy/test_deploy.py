@@ -155,3 +155,24 @@ def test_a_board_file_that_fails_at_boot_is_reported_with_its_error(repo, tmp_pa
     err = one_line_error(capsys)
     assert "did not answer initialize within 4 s" in err
     assert "it said: ImportError: no module named 'rp2'" in err
+
+
+def test_mpy_version_rules():
+    from tinymcp.host.deploy.board import check_mpy
+    assert check_mpy(6 | 1 << 8 | 5 << 10, "6.3") == "6.1"   # bytecode ignores the sub-version
+    assert check_mpy(6 | 3 << 8 | 10 << 10, "6") == "6.3"
+    for word, version in ((5, "6.3"), (6 | 3 << 8, "5"), (0, "6.3")):
+        with pytest.raises(DeployError):
+            check_mpy(word, version)
+
+
+def test_space_counts_whole_blocks_new_directories_and_what_is_removed():
+    from tinymcp.host.deploy.board import check_space
+    one = [("a.mpy", 1, b"x")]
+    check_space(one, [], {}, 4096, 4096, 0)                   # one byte takes one block
+    with pytest.raises(DeployError):
+        check_space(one, [], {}, 4095, 4096, 0)
+    with pytest.raises(DeployError):
+        check_space(one, [], {}, 4096, 4096, 1)              # a new directory takes two blocks
+    check_space(one, ["old.mpy"], {"old.mpy": (5000, None)}, 0, 4096, 0)   # removed first
+    check_space(one, [], {"a.mpy": (10, None)}, 0, 4096, 0)  # overwritten in place
