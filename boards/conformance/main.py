@@ -1,0 +1,223 @@
+# The conformance board: the official MCP conformance suite's fixtures, from tinymcp's public API.
+import json
+import sys
+import time
+
+if __name__ == "__main__":  # run from a checkout: the repo root holds tinymcp/ and ports/
+    sys.path.append(globals().get("__file__", "").rsplit("boards", 1)[0] or ".")
+
+try:
+    from binascii import a2b_base64, b2a_base64
+except ImportError:
+    from ubinascii import a2b_base64, b2a_base64
+
+from tinymcp import Server
+from tinymcp.schema import array, boolean, integer, number, string
+
+# A 1x1 red PNG, and a WAV header with no samples: the smallest valid media of each kind.
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+WAV = b2a_base64(b"RIFF$\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00\x40\x1f\x00\x00"
+                 b"\x80\x3e\x00\x00\x02\x00\x10\x00data\x00\x00\x00\x00").decode().strip()
+STEP_S = 0.05   # the suite asks for ~50 ms between a tool's notifications
+
+
+def _image():
+    return {"type": "image", "data": PNG, "mimeType": "image/png"}
+
+
+def _text(text):
+    return {"type": "text", "text": text}
+
+
+def _answer(result):
+    # Compact JSON of a client's answer, for the text a tool returns.
+    return json.dumps(result)
+
+
+def build():
+    server = Server("tinymcp-conformance", "0.1.0", title="tinymcp conformance board",
+                    instructions="Fixtures of the official MCP conformance suite.")
+    _tools(server)
+    _elicitations(server)
+    _resources(server)
+    _prompts(server)
+    return server
+
+
+def _tools(server):
+    @server.tool("test_simple_text", "Returns one text block")
+    def simple_text():
+        return "This is a simple text response for testing."
+
+    @server.tool("test_image_content", "Returns a 1x1 PNG image")
+    def image_content():
+        return [_image()]
+
+    @server.tool("test_audio_content", "Returns a short WAV clip")
+    def audio_content():
+        return [{"type": "audio", "data": WAV, "mimeType": "audio/wav"}]
+
+    @server.tool("test_embedded_resource", "Returns an embedded text resource")
+    def embedded_resource():
+        return [{"type": "resource", "resource": {
+            "uri": "test://embedded-resource", "mimeType": "text/plain",
+            "text": "This is an embedded resource content."}}]
+
+    @server.tool("test_multiple_content_types", "Returns text, an image and a resource")
+    def multiple_content_types():
+        return [_text("Multiple content types test:"), _image(),
+                {"type": "resource", "resource": {
+                    "uri": "test://mixed-content-resource", "mimeType": "application/json",
+                    "text": '{"test":"data","value":123}'}}]
+
+    @server.tool("test_tool_with_logging", "Logs three messages while it runs", ctx=True)
+    def tool_with_logging(ctx):
+        ctx.log("info", "Tool execution started")
+        time.sleep(STEP_S)
+        ctx.log("info", "Tool processing data")
+        time.sleep(STEP_S)
+        ctx.log("info", "Tool execution completed")
+        return "Logging test completed"
+
+    @server.tool("test_tool_with_progress", "Reports progress 0, 50 and 100 of 100", ctx=True)
+    def tool_with_progress(ctx):
+        for done in (0, 50, 100):
+            if done:
+                time.sleep(STEP_S)
+            ctx.progress(done, 100)
+        return "Progress test completed"
+
+    @server.tool("test_error_handling", "Always fails")
+    def error_handling():
+        raise ValueError("This tool intentionally returns an error for testing")
+
+    @server.tool("test_reconnection", "Takes a moment, so a client may poll for its result")
+    def reconnection():
+        time.sleep(STEP_S * 4)
+        return "Reconnection test completed"
+
+    @server.tool("test_sampling", "Asks the client's LLM", ctx=True,
+                 inputs={"prompt": string("The prompt to send to the LLM")})
+    def sampling(prompt, ctx):
+        result = ctx.request("sampling/createMessage", {
+            "messages": [{"role": "user", "content": _text(prompt)}], "maxTokens": 100})
+        content = (result or {}).get("content") or {}
+        return "LLM response: " + str(content.get("text", _answer(content)))
+
+    @server.tool("test_elicitation", "Asks the user for a username and an email", ctx=True,
+                 inputs={"message": string("The message to show the user")})
+    def elicitation(message, ctx):
+        result = ctx.request("elicitation/create", {
+            "message": message,
+            "requestedSchema": {"type": "object", "properties": {
+                "username": string("User's response"),
+                "email": string("User's email address")}, "required": ["username", "email"]}})
+        return "User response: " + _answer(result)
+
+    # SEP-1613: a schema using 2020-12 keywords, listed exactly as declared.
+    @server.tool("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features",
+                 inputs={"name?": string(), "address?": {"$ref": "#/$defs/address"}})
+    def json_schema_2020_12(name=None, address=None):
+        return "Received: " + _answer({"name": name, "address": address})
+
+    declared = server.tools.find("json_schema_2020_12_tool").input_schema
+    declared["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    declared["$defs"] = {"address": {"type": "object", "properties": {
+        "street": string(), "city": string()}}}
+
+
+def _elicitations(server):
+    @server.tool("test_elicitation_sep1034_defaults", "Elicits values with defaults", ctx=True)
+    def sep1034(ctx):
+        result = ctx.request("elicitation/create", {
+            "message": "Please review and update the form fields with defaults",
+            "requestedSchema": {"type": "object", "properties": {
+                "name": string("User name", default="John Doe"),
+                "age": integer("User age", default=30),
+                "score": number("User score", default=95.5),
+                "status": string("User status", enum=("active", "inactive", "pending"),
+                                 default="active"),
+                "verified": boolean("Verification status", default=True)}}})
+        return _elicited(result)
+
+    @server.tool("test_elicitation_sep1330_enums", "Elicits every kind of enum", ctx=True)
+    def sep1330(ctx):
+        def titled(prefix, titles):
+            return [{"const": prefix + str(i + 1), "title": t} for i, t in enumerate(titles)]
+        options = ("option1", "option2", "option3")
+        result = ctx.request("elicitation/create", {
+            "message": "Please select options from the enum fields",
+            "requestedSchema": {"type": "object", "properties": {
+                "untitledSingle": string("Select one option", enum=options),
+                "titledSingle": {"type": "string", "description": "Select one titled option",
+                                 "oneOf": titled("value", ("First Option", "Second Option",
+                                                           "Third Option"))},
+                "legacyEnum": {"type": "string", "description": "Select one (legacy)",
+                               "enum": ["opt1", "opt2", "opt3"],
+                               "enumNames": ["Option One", "Option Two", "Option Three"]},
+                "untitledMulti": array(string(enum=options), "Select several options"),
+                "titledMulti": array({"anyOf": titled("value", ("First Choice", "Second Choice",
+                                                                "Third Choice"))},
+                                     "Select several titled options")}}})
+        return _elicited(result)
+
+
+def _elicited(result):
+    result = result or {}
+    return ("Elicitation completed: action=" + str(result.get("action")) + ", content="
+            + _answer(result.get("content") or {}))
+
+
+def _resources(server):
+    @server.resource("test://static-text", "static-text", "A fixed text resource",
+                     mime="text/plain")
+    def static_text():
+        return "This is the content of the static text resource."
+
+    @server.resource("test://static-binary", "static-binary", "A fixed PNG image",
+                     mime="image/png")
+    def static_binary():
+        return a2b_base64(PNG)
+
+    @server.resource("test://template/{id}/data", "template-data", "Data for one id",
+                     mime="application/json")
+    def template_data(id):
+        return {"id": id, "templateTest": True, "data": "Data for ID: " + id}
+
+    # Changes every 5 s, so a subscriber sees notifications/resources/updated.
+    @server.resource("test://watched-resource", "watched-resource", "A resource that changes",
+                     mime="text/plain", watch=lambda: time.time() // 5)
+    def watched():
+        return "Watched resource content, revision " + str(int(time.time() // 5))
+
+
+def _prompts(server):
+    @server.prompt("test_simple_prompt", "A prompt without arguments")
+    def simple_prompt():
+        return "This is a simple prompt for testing."
+
+    @server.prompt("test_prompt_with_arguments", "A prompt with two arguments",
+                   args={"arg1": "First test argument", "arg2": "Second test argument"},
+                   complete={"arg1": ["paris", "park", "party"], "arg2": ["world", "wonder"]})
+    def prompt_with_arguments(arg1, arg2):
+        return "Prompt with arguments: arg1='" + arg1 + "', arg2='" + arg2 + "'"
+
+    @server.prompt("test_prompt_with_embedded_resource", "A prompt embedding a resource",
+                   args={"resourceUri": "URI of the resource to embed"})
+    def prompt_with_embedded_resource(resourceUri):
+        return [{"role": "user", "content": {"type": "resource", "resource": {
+                    "uri": resourceUri, "mimeType": "text/plain",
+                    "text": "Embedded resource content for testing."}}},
+                "Please process the embedded resource above."]
+
+    @server.prompt("test_prompt_with_image", "A prompt with an image")
+    def prompt_with_image():
+        return [{"role": "user", "content": _image()}, "Please analyze the image above."]
+
+
+if __name__ == "__main__":
+    import gc
+    from ports import serve
+    server = build()
+    gc.collect()
+    serve(server)
