@@ -6,7 +6,7 @@ if __name__ == "__main__":  # run from a checkout: the repo root holds tinymcp/ 
     sys.path.append(globals().get("__file__", "").rsplit("boards", 1)[0] or ".")
 
 from tinymcp import Server
-from tinymcp.sensors import adc, bme280, gpio, i2cscan, internal, led, sht3x
+from tinymcp.sensors import adc, i2cscan, internal, led
 
 ADC_PINS = (36, 39, 34, 35)  # ADC1 only (ADC2 is unusable while Wi-Fi runs): VP, VN, 34, 35
 VREF = 3.3                   # scale for read_u16 at 11 dB; read_uv() is used where it exists
@@ -33,14 +33,18 @@ def build():
         a.atten(ADC.ATTN_11DB)  # the widest input range, about 0.15..2.45 V calibrated
     adc.attach(server, adc.ADCChannels(adcs, VREF, calibrated=True))
     led.attach(server, led.Led(Pin(LED, Pin.OUT)))
-    gpio.attach(server, gpio.Pins(inputs={n: Pin(n, Pin.IN, Pin.PULL_UP) for n in INPUTS},
-                                  outputs={n: Pin(n, Pin.OUT, value=0) for n in OUTPUTS},
-                                  pwm={n: PWM(Pin(n)) for n in PWM_PINS}))
+    if INPUTS or OUTPUTS or PWM_PINS:  # drivers are imported only when fitted: less to copy
+        from tinymcp.sensors import gpio
+        gpio.attach(server, gpio.Pins(inputs={n: Pin(n, Pin.IN, Pin.PULL_UP) for n in INPUTS},
+                                      outputs={n: Pin(n, Pin.OUT, value=0) for n in OUTPUTS},
+                                      pwm={n: PWM(Pin(n)) for n in PWM_PINS}))
     i2c = I2C(I2C_BUS[0], sda=Pin(I2C_BUS[1]), scl=Pin(I2C_BUS[2]), freq=400000)
     i2cscan.attach(server, i2c, wiring=WIRING)
     if BME280_AT is not None:
+        from tinymcp.sensors import bme280
         bme280.attach(server, bme280.BME280(i2c, BME280_AT, wiring=WIRING))
     if SHT3X_AT is not None:
+        from tinymcp.sensors import sht3x
         sht3x.attach(server, sht3x.SHT3x(i2c, SHT3X_AT, wiring=WIRING))
     return server
 

@@ -6,7 +6,7 @@ if __name__ == "__main__":  # run from a checkout: the repo root holds tinymcp/ 
     sys.path.append(globals().get("__file__", "").rsplit("boards", 1)[0] or ".")
 
 from tinymcp import Server
-from tinymcp.sensors import adc, bme280, gpio, i2cscan, internal, led, sht3x
+from tinymcp.sensors import adc, i2cscan, internal, led
 
 VREF = 3.3                  # the ADC reference: 3V3 through the Pico's filter
 ADC_PINS = (26, 27, 28)     # ADC0..ADC2 (board pins 31, 32, 34) -> read_adc channels 0..2
@@ -28,14 +28,18 @@ def build():
     internal.attach(server, internal.RP2040(ADC(4), VREF))
     adc.attach(server, adc.ADCChannels([ADC(n) for n in ADC_PINS], VREF))
     led.attach(server, led.Led(Pin(LED, Pin.OUT)))
-    gpio.attach(server, gpio.Pins(inputs={n: Pin(n, Pin.IN, Pin.PULL_UP) for n in INPUTS},
-                                  outputs={n: Pin(n, Pin.OUT, value=0) for n in OUTPUTS},
-                                  pwm={n: PWM(Pin(n)) for n in PWM_PINS}))
+    if INPUTS or OUTPUTS or PWM_PINS:  # drivers are imported only when fitted: less to copy
+        from tinymcp.sensors import gpio
+        gpio.attach(server, gpio.Pins(inputs={n: Pin(n, Pin.IN, Pin.PULL_UP) for n in INPUTS},
+                                      outputs={n: Pin(n, Pin.OUT, value=0) for n in OUTPUTS},
+                                      pwm={n: PWM(Pin(n)) for n in PWM_PINS}))
     i2c = I2C(I2C_BUS[0], sda=Pin(I2C_BUS[1]), scl=Pin(I2C_BUS[2]), freq=400000)
     i2cscan.attach(server, i2c, wiring=WIRING)
     if BME280_AT is not None:
+        from tinymcp.sensors import bme280
         bme280.attach(server, bme280.BME280(i2c, BME280_AT, wiring=WIRING))
     if SHT3X_AT is not None:
+        from tinymcp.sensors import sht3x
         sht3x.attach(server, sht3x.SHT3x(i2c, SHT3X_AT, wiring=WIRING))
     return server
 

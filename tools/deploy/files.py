@@ -154,6 +154,14 @@ def board_files(root, board):
     return sorted(files), how
 
 
+def static_files(root, board):
+    # Every file the board's main.py could import (function bodies included), whatever its
+    # wiring constants say: what a mip install must offer before the user edits them.
+    main = "boards/%s/main.py" % board
+    start = [main] + sorted(_serve_path(root, board))
+    return sorted(_closure(root, start, os.path.join(root, "boards", board), True))
+
+
 def device_path(rel, board):
     # Where a repo file lives on the board: the board's directory is the device root.
     prefix = "boards/%s/" % board

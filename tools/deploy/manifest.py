@@ -2,7 +2,10 @@
 import json
 import os
 
-from tinymcp.host.deploy.files import board_files, boards, core_files
+from tinymcp.host.deploy.files import boards, core_files, static_files
+
+# Boards that run on the host (simulated, test fixtures): no mip manifest.
+HOST_BOARDS = ("sim", "conformance")
 
 def package_version(root):
     import configparser
@@ -13,16 +16,16 @@ def package_version(root):
 
 def manifests(root):
     # -> {filename: manifest}: package.json installs the core and the MicroPython port;
-    # package-BOARD.json adds the drivers BOARD's main.py imports. URLs are relative to the
+    # package-BOARD.json adds every driver BOARD's main.py may import (a driver left out by
+    # today's wiring constants is one edit away). URLs are relative to the
     # manifest (mip resolves them against its own URL), so forks install themselves.
     version = package_version(root)
     core = core_files(root)
     out = {"package.json": {"urls": [[p, p] for p in core], "deps": [], "version": version}}
     for board in boards(root):
-        if board == "sim":
-            continue   # the simulated board is for the host; a real board gets its drivers
-        files, _how = board_files(root, board)
-        drivers = [f for f in files if f.startswith("tinymcp/sensors/")]
+        if board in HOST_BOARDS:
+            continue
+        drivers = [f for f in static_files(root, board) if f.startswith("tinymcp/sensors/")]
         out["package-%s.json" % board] = {"urls": [[p, p] for p in sorted(set(core) | set(drivers))],
                                           "deps": [], "version": version}
     return out
