@@ -50,9 +50,33 @@ class Context:
         return self.server.request(method, params, timeout_ms)
 
 
+class Registry:
+    # Named entries (tools, prompts) in registration order; a new one replaces its namesake.
+    def __init__(self):
+        self.items = []
+
+    def put(self, item):
+        self.remove(item.name)
+        self.items.append(item)
+
+    def remove(self, name):
+        item = self.find(name)
+        if item is None:
+            return False
+        self.items.remove(item)
+        return True
+
+    def find(self, name):
+        for item in self.items:
+            if item.name == name:
+                return item
+        return None
+
+
 class Server:
     page_size = 50          # items per tools/resources/prompts list page
     client_timeout_ms = 60000
+    link_modes = None       # advertised in initialize as experimental["tinymcp/link"]
 
     def __init__(self, name, version, title=None, instructions=None):
         info = {"name": name, "version": version}
@@ -258,8 +282,8 @@ class Server:
     def _answer(self, frame):
         # -> None (nothing to say), an encoded error frame, or _RESULT with the result and its
         # id left in self._result / self._result_id.
-        try:
-            msg = jsonrpc.loads(frame)
+        try:  # a dict: a message tinymcp.cborlink decoded from a CBOR frame
+            msg = frame if type(frame) is dict else jsonrpc.loads(frame)
         except Exception:  # ValueError or UnicodeError, by runtime
             return jsonrpc.error_frame(None, PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
         if type(msg) is not dict:
@@ -458,8 +482,10 @@ def _initialize_result(server):
     info = server.info
     if server.era < 2 and "title" in info:
         info = {"name": info["name"], "version": info["version"]}
-    result = {"protocolVersion": server.version, "capabilities": server.capabilities(),
-              "serverInfo": info}
+    caps = server.capabilities()
+    if server.link_modes:  # set by a channel: frame kinds this link accepts (docs/cbor-link.md)
+        caps["experimental"] = {"tinymcp/link": server.link_modes}
+    result = {"protocolVersion": server.version, "capabilities": caps, "serverInfo": info}
     if server.instructions:
         result["instructions"] = server.instructions
     return result
