@@ -10,6 +10,7 @@ from tinymcp.jsonrpc import error_frame, INVALID_REQUEST
 
 class Channel:
     poll_ms = 200  # how often subscribed resources are checked for changes
+    link_modes = {"cbor": True}  # CBOR frames (tinymcp/cborlink.py) accepted too; None: JSON only
 
     def __init__(self, server, stream, max_frame=None):
         self.server = server
@@ -18,11 +19,13 @@ class Channel:
         self.pos = 0
         self.end = 0
         self.stopped = None
+        self.cbor = None  # tinymcp.cborlink.CborLink, once a CBOR frame arrives
         self._oversize = error_frame(None, INVALID_REQUEST, "Invalid Request: frame longer than "
                                      + str(self.framer.max_frame) + " bytes, discarded")
         self._send = self.send  # bound once: the server calls it for every notification
         server.write = self._send
         server.pump = self.pump
+        server.link_modes = self.link_modes
 
     def run(self):
         # Serve until the input ends ("eof") or a 0x03 byte arrives ("interrupt").
@@ -70,6 +73,14 @@ class Channel:
 
     def _dispatch(self, frame):
         server = self.server
+        if 0xA0 <= frame[0] <= 0xBF and self.link_modes:  # a CBOR map; JSON starts with ASCII
+            if self.cbor is None:
+                from tinymcp.cborlink import CborLink
+                self.cbor = CborLink(self)
+            if self.cbor.dispatch(frame):
+                return  # else garbage before any CBOR frame: answered as JSON would be
+        if server.write is not self._send:
+            server.write = self._send  # a JSON frame: unsolicited output is JSON again
         if server.busy:
             server.interject(frame)
             return
