@@ -1,5 +1,6 @@
 # Prompts: a function filling a message template from string arguments.
 from tinymcp.jsonrpc import RpcError, INVALID_PARAMS
+from tinymcp.server import Registry
 
 
 class Prompt:
@@ -37,26 +38,9 @@ def _text_message(text):
     return {"role": "user", "content": {"type": "text", "text": text}}
 
 
-class Prompts:
-    def __init__(self):
-        self.items = []
-
+class Prompts(Registry):
     def add(self, fn, name, description, args, title, complete):
-        self.remove(name)
-        self.items.append(Prompt(fn, name, description, args, title, complete))
-
-    def remove(self, name):
-        prompt = self.find(name)
-        if prompt is not None:
-            self.items.remove(prompt)
-            return True
-        return False
-
-    def find(self, name):
-        for prompt in self.items:
-            if prompt.name == name:
-                return prompt
-        return None
+        self.put(Prompt(fn, name, description, args, title, complete))
 
     def get(self, name, args):
         prompt = self.find(name)

@@ -1,6 +1,7 @@
 # Tools: one decorated function each; its declared schema drives tools/list and validation.
 from tinymcp import schema
 from tinymcp.jsonrpc import text
+from tinymcp.server import Registry
 
 
 class Tool:
@@ -37,27 +38,9 @@ def error_result(text):
     return {"content": [{"type": "text", "text": text}], "isError": True}
 
 
-class Tools:
-    def __init__(self):
-        self.items = []
-
+class Tools(Registry):
     def add(self, fn, name, description, inputs, outputs, title, annotations, wants_ctx):
-        self.remove(name)
-        self.items.append(Tool(fn, name, description, inputs, outputs, title, annotations,
-                               wants_ctx))
-
-    def remove(self, name):
-        tool = self.find(name)
-        if tool is not None:
-            self.items.remove(tool)
-            return True
-        return False
-
-    def find(self, name):
-        for tool in self.items:
-            if tool.name == name:
-                return tool
-        return None
+        self.put(Tool(fn, name, description, inputs, outputs, title, annotations, wants_ctx))
 
     def call(self, tool, args, ctx, era):
         # Argument problems and tool failures are results with isError, so a model can retry.
