@@ -73,29 +73,6 @@ class Registry:
         return None
 
 
-class Registry:
-    # Named entries (tools, prompts) in registration order; a new one replaces its namesake.
-    def __init__(self):
-        self.items = []
-
-    def put(self, item):
-        self.remove(item.name)
-        self.items.append(item)
-
-    def remove(self, name):
-        item = self.find(name)
-        if item is None:
-            return False
-        self.items.remove(item)
-        return True
-
-    def find(self, name):
-        for item in self.items:
-            if item.name == name:
-                return item
-        return None
-
-
 class Server:
     page_size = 50          # items per tools/resources/prompts list page
     client_timeout_ms = 60000
