@@ -8,6 +8,20 @@
 from tinymcp import cbor, jsonrpc
 from tinymcp.jsonrpc import RpcError, PARSE_ERROR, INVALID_REQUEST, INTERNAL_ERROR
 
+# CRC-32 (IEEE, as zlib) a nibble at a time: 16 table entries, for ports without binascii.crc32.
+_TABLE = (0x00000000, 0x1DB71064, 0x3B6E20C8, 0x26D930AC, 0x76DC4190, 0x6B6B51F4, 0x4DB26158,
+          0x5005713C, 0xEDB88320, 0xF00F9344, 0xD6D6A3E8, 0xCB61B38C, 0x9B64C2B0, 0x86D3D2D4,
+          0xA00AE278, 0xBDBDF21C)
+
+
+def crc32_nibbles(data, crc=0):
+    crc ^= 0xFFFFFFFF
+    for b in data:
+        crc = (crc >> 4) ^ _TABLE[(crc ^ b) & 15]
+        crc = (crc >> 4) ^ _TABLE[(crc ^ (b >> 4)) & 15]
+    return crc ^ 0xFFFFFFFF
+
+
 try:
     from binascii import crc32
     crc32(b"")
@@ -15,20 +29,10 @@ except (ImportError, AttributeError, NameError):
     try:
         from zlib import crc32
     except ImportError:
-        # Nibble-wise CRC-32 (IEEE), for ports built without binascii.crc32: 16 table entries.
-        _TABLE = (0x00000000, 0x1DB71064, 0x3B6E20C8, 0x26D930AC, 0x76DC4190, 0x6B6B51F4,
-                  0x4DB26158, 0x5005713C, 0xEDB88320, 0xF00F9344, 0xD6D6A3E8, 0xCB61B38C,
-                  0x9B64C2B0, 0x86D3D2D4, 0xA00AE278, 0xBDBDF21C)
-
-        def crc32(data, crc=0):
-            crc ^= 0xFFFFFFFF
-            for b in data:
-                crc = (crc >> 4) ^ _TABLE[(crc ^ b) & 15]
-                crc = (crc >> 4) ^ _TABLE[(crc ^ (b >> 4)) & 15]
-            return crc ^ 0xFFFFFFFF
+        crc32 = crc32_nibbles
 
 _SPECIAL = (b"\x03", b"\x04", b"\n", b"\x10")
-_LAST = b"\t\r "  # escaped when last: LineFramer and the bridge strip trailing whitespace
+_LAST_ESCAPED = b"\x03\x04\n\x10\t\r "  # and whitespace when last: line readers strip it
 _ESC = 0x10
 
 
@@ -83,7 +87,7 @@ class Escaper:
         self.crc = 0  # write() would change it
         head = tail[:3]
         self.write(head)  # escapes; the CRC of the CRC is never used
-        if last in _LAST or _SPECIAL.count(bytes((last,))):
+        if last in _LAST_ESCAPED:
             self.out(bytes((_ESC, last ^ 0x20)))
         else:
             self.out(tail[3:])

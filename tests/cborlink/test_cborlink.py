@@ -1,0 +1,252 @@
+# CBOR link frames and the board's side of them: on CPython (pytest) and MicroPython (tests/mprun.py).
+import json
+
+from tinymcp import Server, cbor, cborlink
+from tinymcp.channel import Channel
+from tinymcp.schema import integer, number
+
+SPECIAL = (3, 4, 10)
+
+
+class LineStream:
+    # A port stream fed from byte chunks; every line the board ends is kept raw in .lines.
+    def __init__(self, chunks, size=64):
+        self.chunks = list(chunks)
+        self.buf = bytearray(size)
+        self.lines = []
+        self.line = bytearray()
+
+    def recv(self, timeout_ms):
+        if not self.chunks:
+            return -1
+        chunk = self.chunks.pop(0)
+        if len(chunk) > len(self.buf):
+            self.chunks.insert(0, chunk[len(self.buf):])
+            chunk = chunk[:len(self.buf)]
+        self.buf[:len(chunk)] = chunk
+        return len(chunk)
+
+    def write(self, piece):
+        self.line.extend(piece.encode() if type(piece) is str else piece)
+
+    def end(self):
+        self.lines.append(bytes(self.line))
+        self.line = bytearray()
+
+
+def board():
+    server = Server("cb", "0")
+
+    @server.tool("read_adc", "An ADC channel.", inputs={"channel": integer("0..3", 0, 3)},
+                 outputs={"raw": integer(), "volts": number()}, read_only=True)
+    def read_adc(channel):
+        return {"raw": 1021 + channel, "volts": 0.8226}
+
+    @server.tool("picture", "A tiny image.")
+    def picture():
+        return [{"type": "image", "data": bytes(range(256)), "mimeType": "image/png"}]
+
+    @server.tool("chatty", "Logs, then answers.")
+    def chatty():
+        server.log("warning", "careful")
+        return "done"
+
+    server.resource("blob://all", "all bytes", mime="application/octet-stream")(
+        lambda: bytes(range(256)) * 4)
+    server.resource("text://hi", "text")(lambda: "hi")
+    return server
+
+
+def jframe(method, params=None, id=1):
+    msg = {"jsonrpc": "2.0", "method": method}
+    if id is not None:
+        msg["id"] = id
+    if params is not None:
+        msg["params"] = params
+    return json.dumps(msg).encode() + b"\n"
+
+
+def cframe(method, params=None, id=1):
+    # As the bridge sends them: no "jsonrpc" member.
+    msg = {"method": method}
+    if id is not None:
+        msg["id"] = id
+    if params is not None:
+        msg["params"] = params
+    return cborlink.encode(msg) + b"\n"
+
+
+INIT = jframe("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}, id=0)
+
+
+def serve(chunks, size=64):
+    server = board()
+    stream = LineStream(chunks, size)
+    channel = Channel(server, stream)
+    reason = channel.run()
+    return reason, [parse(line) for line in stream.lines], channel
+
+
+def parse(line):
+    if line[:1] == b"{":
+        return ("json", json.loads(line))
+    return ("cbor", cborlink.decode(line))
+
+
+def test_a_frame_round_trips_and_carries_no_raw_control_bytes():
+    msg = {"id": 7, "result": {"blob": bytes(range(256)) * 3, "text": "a\nb\x03c\x04\x10"}}
+    line = cborlink.encode(msg)
+    for b in SPECIAL:
+        assert b not in line
+    assert line[-1] not in b"\t\r "
+    assert line[0] == 0xA2
+    assert cborlink.decode(line) == msg
+    assert cborlink.decode(bytearray(line)) == msg
+
+
+def test_the_crc_never_ends_a_frame_in_whitespace():
+    # Messages whose CRC ends in each byte value: the last wire byte is never stripped.
+    seen = {}
+    n = 0
+    while len(seen) < 256 and n < 20000:
+        msg = {"id": n}
+        crc = cborlink.crc32(cbor.dumps(msg)) & 0xFF
+        if crc not in seen:
+            seen[crc] = msg
+        n += 1
+    for last in (9, 13, 32, 3, 4, 10, 16):
+        line = cborlink.encode(seen[last])
+        assert line[-1] not in b"\t\r \x03\x04\n", (last, line)
+        assert cborlink.decode(line) == seen[last]
+
+
+def test_every_single_bit_flip_and_every_dropped_byte_is_caught():
+    line = cborlink.encode({"id": 3, "result": {"structuredContent": {"raw": 1021, "volts": 0.82}}})
+    for i in range(len(line)):
+        for bit in range(8):
+            bad = bytearray(line)
+            bad[i] ^= 1 << bit
+            try:
+                cborlink.decode(bad)
+            except cborlink.FrameError:
+                continue
+            raise AssertionError("flip at %d bit %d passed" % (i, bit))
+        dropped = line[:i] + line[i + 1:]
+        try:
+            cborlink.decode(dropped)
+        except cborlink.FrameError:
+            continue
+        raise AssertionError("drop at %d passed" % i)
+
+
+def test_the_nibble_table_crc_matches_the_library_one():
+    data = bytes(range(256)) + b"tinymcp"
+    assert cborlink.crc32_nibbles(data) == cborlink.crc32(data) & 0xFFFFFFFF
+    assert cborlink.crc32_nibbles(b"123456789") == 0xCBF43926
+    part = cborlink.crc32_nibbles(data[:100])
+    assert cborlink.crc32_nibbles(data[100:], part) == cborlink.crc32_nibbles(data)
+
+
+def test_initialize_on_a_channel_advertises_the_cbor_link():
+    reason, out, _ = serve([INIT])
+    kind, msg = out[0]
+    assert kind == "json"
+    assert msg["result"]["capabilities"]["experimental"] == {"tinymcp/link": {"cbor": True}}
+
+
+def test_server_handle_alone_advertises_nothing():
+    server = board()
+    msg = json.loads(server.handle(INIT[:-1]))
+    assert "experimental" not in msg["result"]["capabilities"]
+
+
+def test_a_cbor_request_gets_a_cbor_answer_without_the_jsonrpc_member():
+    reason, out, channel = serve([INIT, cframe("tools/list", id=1), jframe("tools/list", id=2)])
+    assert [k for k, _ in out] == ["json", "cbor", "json"]
+    c, j = out[1][1], out[2][1]
+    assert "jsonrpc" not in c and c["id"] == 1
+    assert c["result"] == j["result"]
+    assert channel.cbor.frames == 1 and channel.cbor.dropped == 0
+
+
+def test_a_structured_tool_result_omits_its_text_mirror():
+    call = {"name": "read_adc", "arguments": {"channel": 2}}
+    reason, out, _ = serve([INIT, cframe("tools/call", call, id=1), jframe("tools/call", call, id=2)])
+    c, j = out[1][1]["result"], out[2][1]["result"]
+    assert c == {"structuredContent": {"raw": 1023, "volts": 0.8226}}
+    assert j["structuredContent"] == c["structuredContent"]
+    assert json.loads(j["content"][0]["text"]) == c["structuredContent"]
+
+
+def test_binary_resource_and_image_content_travel_as_byte_strings():
+    reason, out, _ = serve([INIT, cframe("resources/read", {"uri": "blob://all"}, id=1),
+                            cframe("tools/call", {"name": "picture"}, id=2),
+                            cframe("resources/read", {"uri": "text://hi"}, id=3)])
+    blob = out[1][1]["result"]["contents"][0]
+    assert blob == {"uri": "blob://all", "mimeType": "application/octet-stream",
+                    "blob": bytes(range(256)) * 4}
+    image = out[2][1]["result"]["content"][0]
+    assert image["data"] == bytes(range(256)) and image["type"] == "image"
+    assert out[3][1]["result"]["contents"][0]["text"] == "hi"
+
+
+def test_the_json_path_still_base64s_a_blob():
+    reason, out, _ = serve([INIT, jframe("resources/read", {"uri": "blob://all"}, id=1)])
+    blob = out[1][1]["result"]["contents"][0]["blob"]
+    assert type(blob) is str and len(blob) == 1368
+
+
+def test_errors_and_unknown_resources_are_cbor_errors():
+    reason, out, _ = serve([INIT, cframe("nope", id=1),
+                            cframe("resources/read", {"uri": "x://none"}, id=2)])
+    assert out[1] == ("cbor", {"id": 1, "error": out[1][1]["error"]})
+    assert out[1][1]["error"]["code"] == -32601
+    assert out[2][1]["error"]["code"] == -32002
+
+
+def test_notifications_follow_the_kind_of_the_last_frame():
+    call = {"name": "chatty"}
+    reason, out, _ = serve([INIT, cframe("tools/call", call, id=1), jframe("tools/call", call, id=2)])
+    kinds = [(k, m.get("method") or m.get("id")) for k, m in out[1:]]
+    assert kinds == [("cbor", "notifications/message"), ("cbor", 1),
+                     ("json", "notifications/message"), ("json", 2)]
+    assert "jsonrpc" not in out[1][1] and out[1][1]["params"]["data"] == "careful"
+
+
+def test_a_corrupted_frame_is_dropped_and_counted_and_the_next_one_served():
+    good = cframe("ping", id=1)
+    bad = bytearray(cframe("ping", id=2))
+    bad[3] ^= 0x40
+    reason, out, channel = serve([INIT, good, bytes(bad), b"\xa5garbage\n", cframe("ping", id=3)])
+    assert [m.get("id") for _, m in out[1:]] == [1, 3]
+    assert channel.cbor.dropped == 2 and channel.cbor.frames == 2
+
+
+def test_garbage_before_any_cbor_frame_is_answered_as_json_garbage():
+    reason, out, _ = serve([INIT, b"\xa1\xff\xfe\n", jframe("ping", id=3)])
+    assert out[1] == ("json", out[1][1]) and out[1][1]["error"]["code"] == -32700
+    assert out[2][1]["id"] == 3
+
+
+def test_interrupt_byte_still_ends_serving_in_cbor_mode():
+    reason, out, _ = serve([INIT, cframe("ping", id=1), b"\x03", cframe("ping", id=2)])
+    assert reason == "interrupt"
+    assert [m.get("id") for _, m in out] == [0, 1]
+
+
+def test_a_cbor_frame_split_across_reads_is_served():
+    line = cframe("resources/read", {"uri": "blob://all"}, id=5)
+    reason, out, _ = serve([INIT] + [line[i:i + 7] for i in range(0, len(line), 7)], size=16)
+    assert out[1][1]["result"]["contents"][0]["blob"] == bytes(range(256)) * 4
+
+
+def test_a_channel_without_link_modes_treats_cbor_as_garbage():
+    server = board()
+    stream = LineStream([INIT, cframe("ping", id=1)])
+    channel = Channel(server, stream)
+    channel.link_modes = None
+    server.link_modes = None
+    channel.run()
+    msgs = [json.loads(line) for line in stream.lines]
+    assert "experimental" not in msgs[0]["result"]["capabilities"]
+    assert msgs[1]["error"]["code"] == -32700 and channel.cbor is None
