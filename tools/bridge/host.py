@@ -26,6 +26,9 @@ class HostSession:
         self.label = label
         self.unanswered = unanswered or (lambda rid: None)
         self.initialized = False
+        self.era = None            # "handshake" after initialize, "modern" (2026-07-28)
+        self.log_levels = {}       # 2026-07-28: request id -> the logLevel it asked for
+        self.listens = {}          # 2026-07-28: listen request id -> what it was granted
         self.initializing = None   # future while an initialize is being answered
         self.version = None
         self.client_caps = {}

@@ -8,6 +8,7 @@ from tinymcp.server import LEVELS, VERSIONS
 
 from tinymcp.host.bridge.host import (HostSession, err, INVALID_PARAMS, INVALID_REQUEST,
                                       METHOD_NOT_FOUND)
+from tinymcp.host.bridge.modern import Modern, is_modern
 
 log = logging.getLogger("tinymcp.bridge.hub")
 
@@ -38,6 +39,7 @@ class Hub:
         self.tools_digest = None
         self.board_level = None    # the logging level last set on the board
         self._tokens = itertools.count(1)
+        self.modern = Modern(self)  # 2026-07-28 hosts, served over the same board session
         board.on_notification = self.board_notification
         board.on_request = self.board_request
         board.on_ready = self.replay
@@ -70,6 +72,9 @@ class Hub:
     async def dispatch(self, session, rid, method, params):
         if params is not None and type(params) is not dict:
             return err(INVALID_PARAMS, 'Invalid params: "params" must be an object')
+        if session.era == "modern" or (session.era is None and session.initializing is None
+                                       and is_modern(method, params)):
+            return await self.modern.serve(session, rid, method, params)
         params = params or {}
         if method == "initialize":
             session.initializing = asyncio.get_running_loop().create_future()
@@ -99,7 +104,17 @@ class Hub:
             if subscribers:
                 return {"result": {}}
             self.subs.pop(uri, None)
-        owner = (session, rid)
+        reply = await self.forward(session, rid, method, params)
+        if "result" in reply:
+            if method == "resources/subscribe":
+                self.subs.setdefault(params.get("uri"), set()).add(session)
+            elif method == "tools/list":
+                self._learn_tools(reply["result"])
+        return reply
+
+    async def forward(self, session, rid, method, params, owner=None):
+        # One host request to the board, under the bridge's own id and progress token.
+        owner = owner or (session, rid)
         forward, token = self._map_progress(params, session, rid)
         retry = method in READ_ONLY or (method == "tools/call"
                                         and self.read_only.get(params.get("name")) is True)
@@ -108,12 +123,27 @@ class Hub:
         finally:
             if token is not None:
                 self.progress.pop(token, None)
-        if "result" in reply:
-            if method == "resources/subscribe":
-                self.subs.setdefault(params.get("uri"), set()).add(session)
-            elif method == "tools/list":
-                self._learn_tools(reply["result"])
+        if method == "tools/list" and "result" in reply:
+            self._learn_tools(reply["result"])
         return reply
+
+    async def subscribe(self, session, uri):
+        # A session's interest in a resource -> True when the board accepted it.
+        if uri not in self.subs:
+            reply = await self.board.call("resources/subscribe", {"uri": uri}, retry=True)
+            if "result" not in reply:
+                return False
+        self.subs.setdefault(uri, set()).add(session)
+        return True
+
+    def unsubscribe(self, session, uri):
+        subscribers = self.subs.get(uri)
+        if subscribers is None:
+            return
+        subscribers.discard(session)
+        if not subscribers:
+            del self.subs[uri]
+            self._background(self.board.call("resources/unsubscribe", {"uri": uri}))
 
     def _map_progress(self, params, session, rid):
         # Progress tokens are the host's: two hosts may pick the same one, so the board sees ours.
@@ -132,19 +162,27 @@ class Hub:
         meta["progressToken"] = token
         return forward, token
 
-    async def initialize(self, session, params):
-        asked = params.get("protocolVersion")
-        if type(asked) is not str:
-            return err(INVALID_PARAMS, 'Invalid params: "protocolVersion" must be a string')
+    async def board_init(self):
+        # The board's initialize result, waiting for a board that is still booting.
         board = self.board
         if not board.ready.is_set() and board.state != "disconnected":
             try:  # a board that is still booting gets the request timeout to answer
                 await asyncio.wait_for(board.ready.wait(), board.timeout)
             except asyncio.TimeoutError:
                 pass
-        init = board.init_result or {}
+        return board.init_result or {}
+
+    def capabilities(self, init):
         caps = init.get("capabilities") or DEFAULT_CAPABILITIES
-        caps = dict(caps, logging={})  # the bridge always answers logging/setLevel
+        return dict(caps, logging={})  # the bridge always answers logging/setLevel
+
+    async def initialize(self, session, params):
+        asked = params.get("protocolVersion")
+        if type(asked) is not str:
+            return err(INVALID_PARAMS, 'Invalid params: "protocolVersion" must be a string')
+        init = await self.board_init()
+        caps = self.capabilities(init)
+        session.era = "handshake"
         session.version = asked if asked in VERSIONS else VERSIONS[0]
         session.client_caps = params.get("capabilities") or {}
         session.initialized = True
@@ -172,7 +210,7 @@ class Hub:
         # The board has one logging level: the most verbose any host asked for.
         if not self.sessions:
             return
-        level = LEVELS[min(s.level for s in self.sessions)]
+        level = LEVELS[min(min(s.level for s in self.sessions), len(LEVELS) - 1)]
         if level == self.board_level:
             return
         self.board_level = level   # a board that is not ready gets it in the replay
@@ -236,9 +274,18 @@ class Hub:
             for session in list(self.sessions):
                 if session.initialized and rank >= session.level:
                     session.send(msg)
+            # 2026-07-28: only to the request running now, when it asked for that level.
+            session, rid = self.running_request()
+            if session is not None and session.era == "modern":
+                wanted = session.log_levels.get(rid)
+                if wanted is not None and rank >= wanted:
+                    session.send(msg, rid)
         elif method == "notifications/resources/updated":
             for session in list(self.subs.get(params.get("uri"), ())):
-                session.send(msg)
+                if session.era == "modern":
+                    self.modern.event(session, method, params, uri=params.get("uri"))
+                else:
+                    session.send(msg)
         elif method == "notifications/cancelled":
             entry = self.board_requests.pop(params.get("requestId"), None)
             if entry is not None:
@@ -249,6 +296,19 @@ class Hub:
             if method == "notifications/tools/list_changed":
                 self._background(self._refresh_tools())
             self.broadcast(msg)
+            kind = method[len("notifications/"):].split("/")[0]
+            if method.endswith("/list_changed"):
+                for session in list(self.sessions):
+                    if session.listens:
+                        self.modern.event(session, method, params, flag=kind + "ListChanged")
+
+    def running_request(self):
+        # (host session, host request id) of the board request running now, or (None, None).
+        owner = self.board.current_owner()
+        if owner and owner[0] == "modern":
+            exchange = self.modern.running.get(owner)
+            return (exchange.session, exchange.rid) if exchange else (None, None)
+        return owner if owner else (None, None)
 
     def board_request(self, msg):
         bid = msg["id"]
@@ -257,6 +317,12 @@ class Hub:
             self.board.respond({"jsonrpc": "2.0", "id": bid, "result": {}})
             return
         owner = self.board.current_owner()
+        if owner and owner[0] == "modern":
+            # A 2026-07-28 host's call: the question goes back in an input_required result.
+            if not self.modern.board_asks(owner, msg):
+                self.board.respond({"jsonrpc": "2.0", "id": bid, "error": {
+                    "code": METHOD_NOT_FOUND, "message": method + " cannot reach the client"}})
+            return
         session, related = owner if owner else (None, None)
         if session is None or session.closed:
             live = [s for s in self.sessions if s.initialized]
