@@ -479,25 +479,25 @@ def smallest_heap(quick, tree=None):
 # -- (e) .mpy image per board ----------------------------------------------------------------
 
 def board_images():
+    # The very tree tinymcp-deploy would copy (its traced file set, .mpy v6.3, main.py as
+    # source), so these figures and the deploy's sizes agree.
+    from tinymcp.host.deploy.mpy import build
     found = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in sorted(os.listdir(os.path.join(ROOT, "boards"))):
             if not os.path.exists(os.path.join(ROOT, "boards", name, "main.py")):
                 continue
-            traced = run_json([sys.executable, os.path.join(SUPPORT, "board_files.py"), name])
+            made, how = build(ROOT, name, os.path.join(tmp, name))
             parts = {"core": 0, "drivers": 0, "ports": 0, "board": 0}
             files = {}
-            for rel in traced["files"]:
-                size = mpy_cross(rel, os.path.join(tmp, name, rel[:-3] + ".mpy"))
-                files[rel] = size
-                kind = ("drivers" if rel.startswith("tinymcp/sensors/") else
-                        "core" if rel.startswith("tinymcp/") else
-                        "ports" if rel.startswith("ports/") else "board")
+            for dest, size, _source in made:
+                files[dest] = size
+                kind = ("drivers" if dest.startswith("tinymcp/sensors/") else
+                        "core" if dest.startswith("tinymcp/") else
+                        "ports" if dest.startswith("ports/") else "board")
                 parts[kind] += size
-            lazy = {rel: mpy_cross(rel, os.path.join(tmp, name, "lazy", rel[:-3] + ".mpy"))
-                    for rel in traced.get("lazy", [])}
             found[name] = {"total": sum(files.values()), "parts": parts, "files": files,
-                           "how": traced["how"], "lazy": lazy}
+                           "how": how}
     return found
 
 
@@ -620,15 +620,12 @@ def rows_for(results):
         for name, info in e.items():
             limit = 24 * 1024 if name == "rpi_pico" else None
             parts = info["parts"]
-            rows.append(("e", ".mpy image, boards/%s (%d files)" % (name, len(info["files"])),
+            rows.append(("e", "image tinymcp-deploy copies, boards/%s (%d files)" % (
+                             name, len(info["files"])),
                          kib(info["total"]), "core %s, drivers %s, ports %s, main %s" % (
                              kib(parts["core"]), kib(parts["drivers"]), kib(parts["ports"]),
                              kib(parts["board"])),
                          "<= 24 KiB" if limit else "", verdict(info["total"], limit)))
-            if info.get("lazy"):
-                rows.append(("e", "  + core modules loaded only on demand (%s)" % ", ".join(
-                    os.path.basename(rel)[:-3] for rel in info["lazy"]),
-                    "+" + kib(sum(info["lazy"].values())), "not in the figure above", "", ""))
     f = results.get("f")
     if f:
         for method, sizes in f.items():
