@@ -14,6 +14,8 @@ BOOT_MARKS = (b"MicroPython v", b"soft reboot", b"rst:0x")
 # Notifications only a client sends: seen from the board, they are an echo, not news.
 CLIENT_NOTIFICATIONS = ("notifications/initialized", "notifications/roots/list_changed")
 CLIENT_CAPABILITIES = {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {}}
+LINK_KEY = "tinymcp/link"  # the board's link modes, in initialize's capabilities.experimental
+LINK_MODES = ("json", "auto", "cbor")
 
 
 def error(code, message, reason):
@@ -58,9 +60,11 @@ class Pending:
 class BoardSession:
     init_interval = 1.0   # seconds between initialize attempts while the board is silent
 
-    def __init__(self, link, timeout=10.0, client_info=None):
+    def __init__(self, link, timeout=10.0, client_info=None, link_mode="json"):
         self.link = link
         self.timeout = timeout
+        self.link_mode = link_mode  # json | auto (CBOR if the board offers it) | cbor (same, or warn)
+        self.board_link = False     # the board offered CBOR frames in its last initialize
         self.client_info = client_info or {"name": "tinymcp-bridge", "version": "0.1.0"}
         link.on_message = self._message
         link.on_noise = self._noise
@@ -223,13 +227,19 @@ class BoardSession:
         params = {"protocolVersion": PROTOCOL, "capabilities": CLIENT_CAPABILITIES,
                   "clientInfo": self.client_info}
         refused = False
+        want_cbor = self.link_mode != "json"
+        cbor_next = self.link_mode == "cbor"  # the kind the next attempt is written in
+        plain = 0                             # JSON answers without a CBOR offer so far
         while self.state == "connected":
+            self.link.mode = "cbor" if cbor_next else "json"
             p = Pending(next(self._ids), "initialize", params, None, False, True)
             self.pending[p.id] = p
             self._send(p)
             try:
                 msg = await asyncio.wait_for(asyncio.shield(p.future), self.init_interval)
             except asyncio.TimeoutError:
+                if want_cbor:  # a JSON-only board ignores CBOR frames, a lost frame is lost
+                    cbor_next = not cbor_next
                 continue
             finally:
                 self.pending.pop(p.id, None)
@@ -242,7 +252,20 @@ class BoardSession:
                 refused = True
                 await asyncio.sleep(self.init_interval)
                 continue
+            offer = self._take_offer(msg["result"])
+            if want_cbor and not cbor_next:
+                if offer:
+                    cbor_next = True  # once more as a CBOR frame: that answer passes a CRC
+                    continue
+                plain += 1
+                if self.link_mode == "cbor" and plain < 3:
+                    continue  # on a noisy wire the offer itself may have been mangled
             self.init_result = msg["result"]
+            self.board_link = offer
+            if cbor_next:
+                log.info("board link: CBOR frames with CRC-32")
+            elif self.link_mode == "cbor":
+                log.warning("--link cbor: the board does not offer CBOR frames; using JSON lines")
             self.notify("notifications/initialized")
             self._settle_limbo()
             self.state = "ready"
@@ -261,6 +284,18 @@ class BoardSession:
                     self._send(p)
             self.ready.set()
             return
+
+    @staticmethod
+    def _take_offer(result):
+        # The board's link offer, taken out of its initialize result (the host sees plain MCP):
+        # True when it offers CBOR frames.
+        caps = result.get("capabilities")
+        offer = None
+        if type(caps) is dict and type(caps.get("experimental")) is dict:
+            offer = caps["experimental"].pop(LINK_KEY, None)
+            if not caps["experimental"]:
+                del caps["experimental"]
+        return type(offer) is dict and offer.get("cbor") is True
 
     def _settle_limbo(self):
         # Every request sent before the initialize that just succeeded was answered already

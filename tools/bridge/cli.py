@@ -47,6 +47,9 @@ def build_parser():
                         "(default: $%s)" % TOKEN_ENV)
     p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
                    help="seconds the board has to answer one request (default 10)")
+    p.add_argument("--link", default="json", choices=("json", "auto", "cbor"),
+                   help="frames on the board link: json lines (default, readable), auto (CBOR "
+                        "with CRC when the board offers it), cbor (the same, warning if not)")
     p.add_argument("--log-level", default="warning",
                    choices=("debug", "info", "warning", "error"), help="stderr log level")
     p.add_argument("--demo", action="store_true",
@@ -159,7 +162,7 @@ async def run(args, device, port, sim, http, sock, demo):
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stopping.set)
     link = Link(device, args.baud, port)
-    board = BoardSession(link, args.timeout)
+    board = BoardSession(link, args.timeout, link_mode=args.link)
     hub = Hub(board)
     tasks = [loop.create_task(link.run())]
     if sim is not None:

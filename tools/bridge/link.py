@@ -1,11 +1,15 @@
 # The serial link to a board: exclusive open, newline framing, noise filter, reopen after a re-plug.
+# Frames are JSON lines, or CBOR link frames once the board session switches mode to "cbor".
 import asyncio
+import base64
 import errno
 import json
 import logging
 import os
 
 import serial
+
+from tinymcp import cborlink
 
 log = logging.getLogger("tinymcp.bridge.link")
 
@@ -65,6 +69,40 @@ def parse_line(line):
     return None, line
 
 
+def is_cbor(line):
+    # A CBOR link frame starts with a map head; JSON and REPL output start with ASCII.
+    return 0xA0 <= line[0] <= 0xBF
+
+
+def from_link(msg):
+    # A message decoded from a CBOR frame -> the MCP JSON message it stands for: restores what
+    # the link omits ("jsonrpc", a tool result's text mirror) and base64-encodes byte strings.
+    msg = _base64(msg)
+    msg["jsonrpc"] = "2.0"
+    result = msg.get("result")
+    if type(result) is dict and "structuredContent" in result and "content" not in result:
+        mirror = json.dumps(result["structuredContent"], separators=(",", ":"))
+        msg["result"] = dict({"content": [{"type": "text", "text": mirror}]}, **result)
+    return msg
+
+
+def _base64(value):
+    if type(value) is dict:
+        return {k: _base64(v) for k, v in value.items()}
+    if type(value) is list:
+        return [_base64(v) for v in value]
+    if type(value) is bytes:  # image/audio "data", resource "blob": base64 in MCP JSON
+        return base64.b64encode(value).decode()
+    return value
+
+
+def to_link(msg):
+    # An MCP JSON message -> one CBOR link frame (with its newline).
+    if "jsonrpc" in msg:
+        msg = {k: v for k, v in msg.items() if k != "jsonrpc"}
+    return cborlink.encode(msg) + b"\n"
+
+
 class Link:
     # Owns the port. Calls on_message(dict) per frame, on_noise(bytes) per other line and
     # on_state(connected: bool) when the port appears or goes away.
@@ -83,6 +121,9 @@ class Link:
         self._lost = None
         self._closed = False
         self.frames_in = 0
+        self.mode = "json"        # how frames to the board are written; set by the board session
+        self.cbor_in = 0          # good CBOR frames from the board
+        self.crc_errors = 0       # CBOR frames from the board dropped for a bad CRC or escaping
 
     @property
     def connected(self):
@@ -177,7 +218,13 @@ class Link:
             self._dropping = True
 
     def _line(self, line):
-        msg, noise = parse_line(line)
+        if line and is_cbor(line):
+            msg = self._cbor(line.rstrip(b"\r"))  # a cooked tty adds "\r"; never a frame's last byte
+            if msg is None:
+                return
+            noise = None
+        else:
+            msg, noise = parse_line(line)
         if noise:
             log.debug("noise: %r", noise[:200])
             self.on_noise(noise)
@@ -188,6 +235,22 @@ class Link:
             except Exception:  # one odd frame must not cost the frames behind it
                 log.exception("handling a frame from the board: %s", str(msg)[:200])
 
+    def _cbor(self, line):
+        try:
+            msg = cborlink.decode(line)
+        except cborlink.FrameError as e:
+            self.crc_errors += 1
+            log.debug("dropped a corrupted CBOR frame (%s); %d so far", e, self.crc_errors)
+            return None
+        except ValueError as e:
+            log.debug("noise: an intact CBOR frame that is not a message (%s)", e)
+            return None
+        if type(msg) is not dict:
+            log.debug("noise: a CBOR frame that is not a map")
+            return None
+        self.cbor_in += 1
+        return from_link(msg)
+
     def send(self, msg):
         # Queue one message for the board; False when there is no port to send it on, or
         # when the board has stopped reading and MAX_BACKLOG bytes wait for it already.
@@ -196,7 +259,10 @@ class Link:
         if len(self._out) > MAX_BACKLOG:
             log.warning("the board is not reading its input; dropping a frame")
             return False
-        self._out += json.dumps(msg, separators=(",", ":")).encode() + b"\n"
+        if self.mode == "cbor":
+            self._out += to_link(msg)
+        else:
+            self._out += json.dumps(msg, separators=(",", ":")).encode() + b"\n"
         self._flush()
         return True
 
@@ -224,6 +290,10 @@ class Link:
             pass
 
     def close(self):
+        if self.cbor_in or self.crc_errors:
+            (log.warning if self.crc_errors else log.info)(
+                "cbor link: %d frames from the board, %d dropped for a bad CRC",
+                self.cbor_in, self.crc_errors)
         self._closed = True
         self._fail("closed")
         if self._lost is None:
