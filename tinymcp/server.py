@@ -275,6 +275,8 @@ class Server:
         elif type(result) is bytes:
             write(result)
         else:
+            if type(result) is dict and type(result.get("content")) is list:
+                result = _base64_data(result)
             write(jsonrpc.text(result))
         write(b"}")
         return True
@@ -439,6 +441,22 @@ def _modern(server, method, params):
         return True
     return not server.initialized and (method == "server/discover"
                                        or method == "subscriptions/listen")
+
+
+def _base64_data(result):
+    # Content blocks may carry raw bytes as "data" (a CBOR link sends them so); JSON wants base64.
+    blocks = result["content"]
+    for i in range(len(blocks)):
+        block = blocks[i]
+        if type(block) is dict and type(block.get("data")) in (bytes, bytearray, memoryview):
+            from binascii import b2a_base64
+            if blocks is result["content"]:  # copies: the tool's own list stays as it gave it
+                result = dict(result)
+                blocks = result["content"] = list(blocks)
+            block = dict(block)
+            block["data"] = b2a_base64(block["data"]).decode().rstrip("\n")
+            blocks[i] = block
+    return result
 
 
 def _describe(e):
