@@ -42,9 +42,11 @@ def board():
     def read_adc(channel):
         return {"raw": 1021 + channel, "volts": 0.8226}
 
-    @server.tool("picture", "A tiny image.")
+    picture_blocks = [{"type": "image", "data": bytes(range(256)), "mimeType": "image/png"}]
+
+    @server.tool("picture", "A tiny image (the same list every time).")
     def picture():
-        return [{"type": "image", "data": bytes(range(256)), "mimeType": "image/png"}]
+        return picture_blocks
 
     @server.tool("chatty", "Logs, then answers.")
     def chatty():
@@ -250,3 +252,13 @@ def test_a_channel_without_link_modes_treats_cbor_as_garbage():
     msgs = [json.loads(line) for line in stream.lines]
     assert "experimental" not in msgs[0]["result"]["capabilities"]
     assert msgs[1]["error"]["code"] == -32700 and channel.cbor is None
+
+
+def test_the_json_path_base64s_raw_image_bytes_and_leaves_the_tool_list_alone():
+    reason, out, _ = serve([INIT, jframe("tools/call", {"name": "picture"}, id=1),
+                            cframe("tools/call", {"name": "picture"}, id=2)])
+    block = out[1][1]["result"]["content"][0]
+    assert out[1][0] == "json" and type(block["data"]) is str
+    import binascii
+    assert binascii.a2b_base64(block["data"]) == bytes(range(256))
+    assert out[2][1]["result"]["content"][0]["data"] == bytes(range(256))
