@@ -1,4 +1,5 @@
 # The Streamable HTTP front (MCP 2025-11-25): the official SDK's transport per session, on uvicorn.
+import asyncio
 import contextlib
 import hmac
 import json
@@ -8,7 +9,9 @@ import uuid
 
 import anyio
 import uvicorn
-from mcp.server.streamable_http import StreamableHTTPServerTransport
+from mcp.server.streamable_http import StreamableHTTPServerTransport, check_accept_headers
+from mcp.shared.inbound import (ERROR_CODE_HTTP_STATUS, classify_inbound_request,
+                                find_duplicated_routing_header)
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from mcp_types import jsonrpc_message_adapter
@@ -20,16 +23,22 @@ from starlette.routing import Route
 from tinymcp.server import VERSIONS
 
 from tinymcp.host.bridge.cli import is_loopback
+from tinymcp.host.bridge.modern import MODERN, is_modern
 
 log = logging.getLogger("tinymcp.bridge.http")
 
 IDLE_SECONDS = 30 * 60   # a session nobody used for this long is closed (its subscriptions too)
 MAX_BODY = 4 << 20
+PING_SECONDS = 15.0      # an SSE comment this often keeps a silent 2026-07-28 stream open
+SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache, no-transform"),
+               (b"connection", b"keep-alive"), (b"x-accel-buffering", b"no")]
 ENDED = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)
 
 
-def _reject(status, message, code=-32600, headers=None):
-    body = {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+def _reject(status, message, code=-32600, headers=None, rid=None, data=None):
+    body = {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}}
+    if data is not None:
+        body["error"]["data"] = data
     return Response(json.dumps(body), status_code=status, media_type="application/json",
                     headers=headers)
 
@@ -94,6 +103,15 @@ class HttpFront:
             await refusal(scope, receive, send)
             return
         sid = request.headers.get("mcp-session-id")
+        if sid is None and request.headers.get("mcp-protocol-version") == MODERN:
+            # 2026-07-28: one self-contained POST per request; no session, no GET stream.
+            if request.method != "POST":
+                await Response(status_code=405, headers={"Allow": "POST"})(scope, receive, send)
+                return
+            msg = await self._body(request, scope, receive, send)
+            if msg is not None:
+                await self._modern(request, msg, scope, receive, send)
+            return
         if sid is not None:
             transport = self.sessions.get(sid)
             if transport is None:
@@ -115,7 +133,7 @@ class HttpFront:
                 return _reject(401, "Unauthorized: a bearer token is required",
                                headers={"WWW-Authenticate": "Bearer"})
         version = request.headers.get("mcp-protocol-version")
-        if version is not None and version not in VERSIONS:
+        if version is not None and version not in VERSIONS and version != MODERN:
             return _reject(400, "Bad Request: unsupported MCP-Protocol-Version %r (supported: %s)"
                            % (version[:40], ", ".join(VERSIONS)))
         return None
@@ -131,6 +149,10 @@ class HttpFront:
             msg = json.loads(body)
         except ValueError:
             msg = None
+        if type(msg) is dict and "id" in msg and is_modern(msg.get("method"), msg.get("params")):
+            # A 2026-07-28 request without its MCP-Protocol-Version header: the checks say so.
+            await self._modern(request, msg, scope, receive, send)
+            return
         if type(msg) is not dict or msg.get("method") != "initialize":
             await _reject(400, "Bad Request: Missing session ID")(scope, receive, send)
             return
@@ -159,6 +181,98 @@ class HttpFront:
         if status is None or status >= 400:
             self.sessions.pop(sid, None)
             await transport.terminate()
+
+    async def _body(self, request, scope, receive, send):
+        # The decoded JSON body, or None after answering a body that is too big or not JSON.
+        body = await request.body()
+        if len(body) > MAX_BODY:
+            await _reject(413, "Request body too large")(scope, receive, send)
+            return None
+        try:
+            return json.loads(body)
+        except (ValueError, RecursionError):
+            await _reject(400, "Parse error", code=-32700)(scope, receive, send)
+            return None
+
+    async def _modern(self, request, msg, scope, receive, send):
+        # One 2026-07-28 request: its headers checked against its body, then served by a host
+        # session of its own; the answer is JSON, or an SSE stream once a notification comes.
+        has_json, has_sse = check_accept_headers(request)
+        if type(msg) is not dict or type(msg.get("method")) is not str:
+            await _reject(400, "Invalid Request: the body must be one JSON-RPC request or "
+                          "notification")(scope, receive, send)
+            return
+        if "id" not in msg:   # cancellation is closing the response stream: nothing to do
+            await Response(status_code=202)(scope, receive, send)
+            return
+        rid = msg["id"]
+        if not has_json or (msg["method"] == "subscriptions/listen" and not has_sse):
+            await Response("Not Acceptable: Accept must include application/json"
+                           + (" and text/event-stream" if has_sse is False else ""),
+                           status_code=406)(scope, receive, send)
+            return
+        duplicated = find_duplicated_routing_header(request.headers.items())
+        verdict = classify_inbound_request(msg, headers=dict(request.headers))
+        if duplicated is not None:
+            await _reject(400, "%s header appears more than once" % duplicated, code=-32020,
+                          rid=rid)(scope, receive, send)
+            return
+        code = getattr(verdict, "code", None)
+        if code is not None and (code == -32020 or msg["method"] not in ("initialize", "ping")):
+            await _reject(ERROR_CODE_HTTP_STATUS.get(code, 400), verdict.message, code=code,
+                          rid=rid, data=verdict.data)(scope, receive, send)
+            return
+        out = asyncio.Queue()
+        session = self.hub.open_session(lambda m, related=None: out.put_nowait(m),
+                                        "http %s %s" % (MODERN, str(rid)[:16]))
+        session.era = "modern"
+        session.receive(msg)
+        gone = asyncio.ensure_future(_disconnected(receive))
+        streaming = False
+        try:
+            while True:
+                getter = asyncio.ensure_future(out.get())
+                done, _ = await asyncio.wait((getter, gone), timeout=PING_SECONDS,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if gone in done:
+                    getter.cancel()
+                    return
+                if getter not in done:
+                    getter.cancel()
+                    if has_sse:
+                        if not streaming:
+                            streaming = True
+                            await send({"type": "http.response.start", "status": 200,
+                                        "headers": SSE_HEADERS})
+                        await send({"type": "http.response.body", "body": b": ping\r\n\r\n",
+                                    "more_body": True})
+                    continue
+                item = getter.result()
+                final = "method" not in item and item.get("id") == rid
+                if final and not streaming:
+                    status = 200
+                    if "error" in item:
+                        status = ERROR_CODE_HTTP_STATUS.get(item["error"].get("code"), 200)
+                    await Response(json.dumps(item), status_code=status,
+                                   media_type="application/json")(scope, receive, send)
+                    return
+                if not has_sse:
+                    continue   # a JSON-only client gets the answer alone
+                if not streaming:
+                    streaming = True
+                    await send({"type": "http.response.start", "status": 200,
+                                "headers": SSE_HEADERS})
+                event = "event: message\r\ndata: %s\r\n\r\n" % json.dumps(
+                    item, separators=(",", ":"))
+                await send({"type": "http.response.body", "body": event.encode(),
+                            "more_body": not final})
+                if final:
+                    return
+        except OSError:
+            return   # the client went away mid-stream
+        finally:
+            gone.cancel()
+            session.close()
 
     async def _run_session(self, transport, *, task_status=anyio.TASK_STATUS_IGNORED):
         sid = transport.mcp_session_id
@@ -215,6 +329,12 @@ class HttpFront:
             if not transport.is_terminated:
                 with anyio.CancelScope(shield=True):
                     await transport.terminate()
+
+
+async def _disconnected(receive):
+    # Returns when the client closes the connection (for 2026-07-28 that cancels the request).
+    while (await receive()).get("type") != "http.disconnect":
+        pass
 
 
 async def serve_http(hub, sock, host, port, token, stopping):
