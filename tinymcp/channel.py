@@ -79,8 +79,8 @@ class Channel:
                 self.cbor = CborLink(self)
             if self.cbor.dispatch(frame):
                 return  # else garbage before any CBOR frame: answered as JSON would be
-        if server.write is not self._send:
-            server.write = self._send  # a JSON frame: unsolicited output is JSON again
+        if server.write is not self._send and frame[0] == 0x7B:
+            server.write = self._send  # a JSON frame ("{"): unsolicited output is JSON again
         if server.busy:
             server.interject(frame)
             return
