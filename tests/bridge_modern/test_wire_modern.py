@@ -1,0 +1,218 @@
+# Raw 2026-07-28 frames to the bridge, on stdio and HTTP: every error code the era defines,
+# the result fields, input_required rounds by hand, per-request logging and listen streams.
+import json
+import time
+
+import httpx2 as httpx
+import pytest
+
+from tests.bridge_modern.conftest import MODERN
+
+P = "io.modelcontextprotocol/"
+CAPS = {"elicitation": {}, "sampling": {}}
+
+
+def envelope(caps=None, version=MODERN, **extra):
+    meta = {P + "protocolVersion": version, P + "clientCapabilities": CAPS if caps is None else caps}
+    meta.update({P + k: v for k, v in extra.items()})
+    return meta
+
+
+def modern(params=None, **meta):
+    params = dict(params or {})
+    params["_meta"] = envelope(**meta)
+    return params
+
+
+@pytest.fixture
+def client(line_client):
+    return line_client("--sim", "conformance")
+
+
+def code(reply):
+    return reply["error"]["code"]
+
+
+def test_envelope_errors_decide_nothing_then_discover_locks_the_era(client):
+    assert code(client.request("server/discover", {})) == -32602
+    partial = {"_meta": {P + "protocolVersion": MODERN}}
+    assert code(client.request("tools/list", partial)) == -32602
+    wrong = client.request("tools/list", modern(version="2099-01-01"))
+    assert code(wrong) == -32022
+    assert MODERN in wrong["error"]["data"]["supported"]
+    assert "2025-11-25" in wrong["error"]["data"]["supported"]   # may still fall back
+    found = client.request("server/discover", modern())["result"]
+    assert found["supportedVersions"] == [MODERN]
+    assert "tools" in found["capabilities"] and "conformance" in found["instructions"]
+    assert found["resultType"] == "complete"
+    assert found["ttlMs"] == 60000 and found["cacheScope"] == "public"
+    assert found["_meta"][P + "serverInfo"]["name"] == "tinymcp-conformance"
+    # The handshake era's methods are gone for this connection.
+    refused = client.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                            "clientInfo": {"name": "t", "version": "0"}})
+    assert code(refused) == -32601 and refused["error"]["data"]["supported"] == [MODERN]
+    for method in ("ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"):
+        assert code(client.request(method, modern({"level": "info", "uri": "test://x"}))) == -32601
+    assert code(client.request("no/such/method", modern())) == -32601
+    assert code(client.request("tools/list", modern(version="2099-01-01"))) == -32022
+    assert code(client.request("tools/list", modern(logLevel="loud"))) == -32602
+
+
+def test_results_carry_result_type_cache_hints_and_server_info(client):
+    listed = client.request("tools/list", modern())["result"]
+    assert listed["resultType"] == "complete"
+    assert (listed["ttlMs"], listed["cacheScope"]) == (60000, "public")
+    for method in ("prompts/list", "resources/list", "resources/templates/list"):
+        result = client.request(method, modern())["result"]
+        assert (result["ttlMs"], result["cacheScope"]) == (60000, "public"), method
+    read = client.request("resources/read", modern({"uri": "test://static-text"}))["result"]
+    assert (read["ttlMs"], read["cacheScope"]) == (0, "private")
+    assert read["_meta"][P + "serverInfo"]["version"] == "0.1.0"
+    called = client.request("tools/call", modern({"name": "test_simple_text", "arguments": {}}))
+    assert called["result"]["resultType"] == "complete" and "ttlMs" not in called["result"]
+    missing = client.request("resources/read", modern({"uri": "test://missing"}))
+    assert code(missing) == -32602 and missing["error"]["data"]["uri"] == "test://missing"
+
+
+def test_input_required_rounds_by_hand(client):
+    call = {"name": "test_elicitation", "arguments": {"message": "Name?"}}
+    lacking = client.request("tools/call", modern(call, caps={}))
+    assert code(lacking) == -32021
+    assert lacking["error"]["data"]["requiredCapabilities"] == {"elicitation": {}}
+    first = client.request("tools/call", modern(call))["result"]
+    assert first["resultType"] == "input_required"
+    (key, question), = first["inputRequests"].items()
+    assert question["method"] == "elicitation/create"
+    assert question["params"]["message"] == "Name?"
+    state = first["requestState"]
+    answer = {key: {"action": "accept", "content": {"username": "ada", "email": "a@b"}}}
+    other = {"name": "test_elicitation", "arguments": {"message": "Other?"}}
+    assert code(client.request("tools/call", modern(dict(other, inputResponses=answer,
+                                                          requestState=state)))) == -32602
+    assert code(client.request("tools/call", modern(dict(call, inputResponses=answer,
+                                                         requestState="forged")))) == -32602
+    done = client.request("tools/call", modern(dict(call, inputResponses=answer,
+                                                    requestState=state)))["result"]
+    assert done["resultType"] == "complete"
+    assert "ada" in done["content"][0]["text"]
+    # The state is spent with its call.
+    assert code(client.request("tools/call", modern(dict(call, inputResponses=answer,
+                                                         requestState=state)))) == -32602
+
+
+def test_log_messages_only_for_a_request_that_asks(client):
+    call = {"name": "test_tool_with_logging", "arguments": {}}
+    for level, expected in ((None, 0), ("info", 3), ("error", 0)):
+        client.notes.clear()
+        extra = {"logLevel": level} if level else {}
+        rid = client.start("tools/call", modern(call, **extra))
+        assert "result" in client.wait(rid)
+        logs = [n for n in client.notes if n["method"] == "notifications/message"]
+        assert len(logs) == expected, (level, logs)
+
+
+def test_listen_acknowledges_streams_updates_and_ends_on_cancel(client):
+    wanted = {"toolsListChanged": True, "promptsListChanged": True,
+              "resourceSubscriptions": ["test://watched-resource", "test://nope"]}
+    client.send({"jsonrpc": "2.0", "id": "L1", "method": "subscriptions/listen",
+                 "params": modern({"notifications": wanted})})
+    ack = wait_note(client, "notifications/subscriptions/acknowledged")
+    assert ack["params"]["_meta"][P + "subscriptionId"] == "L1"
+    assert ack["params"]["notifications"] == {
+        "toolsListChanged": True, "promptsListChanged": True,
+        "resourceSubscriptions": ["test://watched-resource"]}
+    update = wait_note(client, "notifications/resources/updated", timeout=30)
+    assert update["params"]["uri"] == "test://watched-resource"
+    assert update["params"]["_meta"][P + "subscriptionId"] == "L1"
+    client.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                 "params": {"requestId": "L1"}})
+    assert "result" in client.request("tools/list", modern())
+    assert "L1" not in client._early   # a cancelled listen gets no response
+
+
+def wait_note(client, method, timeout=15):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        for note in client.notes:
+            if note["method"] == method:
+                client.notes.remove(note)
+                return note
+        try:   # a request answered at once: lets the reader deliver what came before it
+            client.request("tools/list", modern(), timeout=5)
+        except AssertionError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError("no %s in %gs: %r" % (method, timeout, client.notes))
+
+
+# -- Streamable HTTP, 2026-07-28: single POSTs with routing headers ---------------------------
+
+def headers(method, name=None, version=MODERN):
+    h = {"accept": "application/json, text/event-stream", "content-type": "application/json",
+         "mcp-protocol-version": version, "mcp-method": method}
+    if name is not None:
+        h["mcp-name"] = name
+    return h
+
+
+def post(url, method, params, rid=1, said=None, **kw):
+    # said: the Mcp-Method header, when it should differ from the body's method.
+    body = {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
+    return httpx.post(url, json=body, headers=headers(said or method, **kw), timeout=20)
+
+
+def test_http_post_only_and_headers_checked_against_the_body(http_bridge):
+    url, bridge = http_bridge(board="conformance")
+    for verb in ("GET", "DELETE"):
+        refused = httpx.request(verb, url, headers={"mcp-protocol-version": MODERN}, timeout=20)
+        assert refused.status_code == 405 and refused.headers["allow"] == "POST"
+    found = post(url, "server/discover", modern())
+    assert found.status_code == 200 and found.json()["result"]["supportedVersions"] == [MODERN]
+    call = modern({"name": "test_simple_text", "arguments": {}})
+    assert post(url, "tools/call", call, name="test_simple_text").status_code == 200
+    for wrong in (post(url, "tools/call", call, said="tools/list",
+                       name="test_simple_text"),                                # Mcp-Method
+                  post(url, "tools/call", call, name="test_image_content"),     # Mcp-Name
+                  post(url, "tools/call", modern({"name": "test_simple_text"},
+                                                 version="2025-11-25"),
+                       name="test_simple_text")):                               # version
+        assert wrong.status_code == 400 and wrong.json()["error"]["code"] == -32020
+    read = modern({"uri": "test://static-text"})
+    assert post(url, "resources/read", read, name="test://static-text").status_code == 200
+    bad = post(url, "resources/read", read, name="test://other")
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == -32020
+    bare = httpx.post(url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list",
+                                 "params": modern()},
+                      headers={"accept": "application/json, text/event-stream"}, timeout=20)
+    assert bare.status_code == 400 and bare.json()["error"]["code"] == -32020
+    no_envelope = post(url, "tools/list", {})
+    assert no_envelope.status_code == 400 and no_envelope.json()["error"]["code"] == -32602
+    lacking = post(url, "tools/call", modern({"name": "test_sampling", "arguments": {
+        "prompt": "x"}}, caps={}), name="test_sampling")
+    assert lacking.status_code == 400 and lacking.json()["error"]["code"] == -32021
+    unknown = post(url, "no/such/method", modern())
+    assert unknown.status_code == 404 and unknown.json()["error"]["code"] == -32601
+    note = httpx.post(url, json={"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                 "params": {"requestId": 1}},
+                      headers=headers("notifications/cancelled"), timeout=20)
+    assert note.status_code == 202
+    evil = httpx.post(url, json={"jsonrpc": "2.0", "id": 3, "method": "tools/list",
+                                 "params": modern()},
+                      headers=dict(headers("tools/list"), host="evil.example.com"), timeout=20)
+    assert evil.status_code in (403, 421)
+    assert "Traceback" not in bridge.stderr(), bridge.stderr()
+
+
+def test_http_notifications_turn_the_answer_into_an_sse_stream(http_bridge):
+    url, bridge = http_bridge(board="conformance")
+    params = modern({"name": "test_tool_with_progress", "arguments": {}})
+    params["_meta"]["progressToken"] = "tok"
+    got = post(url, "tools/call", params, name="test_tool_with_progress")
+    assert got.headers["content-type"].startswith("text/event-stream")
+    events = [json.loads(line[len("data: "):]) for line in got.text.splitlines()
+              if line.startswith("data: ")]
+    assert [e["params"]["progress"] for e in events[:-1]] == [0, 50, 100]
+    assert all(e["params"]["progressToken"] == "tok" for e in events[:-1])
+    assert events[-1]["id"] == 1 and events[-1]["result"]["resultType"] == "complete"
+    plain = post(url, "tools/list", modern())
+    assert plain.headers["content-type"].startswith("application/json")
