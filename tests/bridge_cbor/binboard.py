@@ -30,6 +30,8 @@ def build():
 
     server.resource("blob://kib", "kib", "1 KiB of bytes", mime="application/octet-stream")(
         lambda: KIB)
+    server.resource("bytes://{n}", "first n bytes", "The first n bytes of the 1 KiB blob.",
+                    mime="application/octet-stream")(lambda n: KIB[:int(n)])
     return server
 
 
