@@ -2,8 +2,9 @@
 #
 # frame = escape(cbor + crc32(cbor) big-endian) + b"\n"; escape turns each byte of 0x03, 0x04,
 # 0x0A, 0x10 (and a last byte of 0x09, 0x0D or 0x20, which line readers strip) into 0x10, byte^0x20.
-# On the link every frame omits "jsonrpc": "2.0", byte strings stay raw, and a tools/call result
-# with structuredContent omits its text mirror ("content"): the bridge restores all three.
+# On the link every frame omits "jsonrpc": "2.0", byte strings stay raw, a tools/call result with
+# structuredContent omits its text mirror ("content"), and a resources/read blob omits the
+# requested uri and an application/octet-stream mimeType: the bridge restores them all.
 # Loaded by the channel when the first frame starting with a byte >= 0x80 arrives.
 from tinymcp import cbor, jsonrpc
 from tinymcp.jsonrpc import RpcError, PARSE_ERROR, INVALID_REQUEST, INTERNAL_ERROR
@@ -34,6 +35,7 @@ except (ImportError, AttributeError, NameError):
 _SPECIAL = (b"\x03", b"\x04", b"\n", b"\x10")
 _LAST_ESCAPED = b"\x03\x04\n\x10\t\r "  # and whitespace when last: line readers strip it
 _ESC = 0x10
+_OCTETS = "application/octet-stream"
 
 
 class FrameError(ValueError):
@@ -239,8 +241,11 @@ class CborLink:
                                             + (str(e) or e.__class__.__name__)}})
             return True
         if type(value) in (bytes, bytearray, memoryview):
-            contents = [{"uri": uri, "mimeType": res.mime or "application/octet-stream",
-                         "blob": value}]
+            # Without the request's own uri and the default mimeType: the bridge restores both.
+            item = {"blob": value}
+            if res.mime and res.mime != _OCTETS:
+                item["mimeType"] = res.mime
+            contents = [item]
         elif type(value) is list and value and type(value[0]) is dict and "uri" in value[0]:
             contents = value
         else:

@@ -185,8 +185,7 @@ def test_binary_resource_and_image_content_travel_as_byte_strings():
                             cframe("tools/call", {"name": "picture"}, id=2),
                             cframe("resources/read", {"uri": "text://hi"}, id=3)])
     blob = out[1][1]["result"]["contents"][0]
-    assert blob == {"uri": "blob://all", "mimeType": "application/octet-stream",
-                    "blob": bytes(range(256)) * 4}
+    assert blob == {"blob": bytes(range(256)) * 4}  # uri and the default mimeType: restored
     image = out[2][1]["result"]["content"][0]
     assert image["data"] == bytes(range(256)) and image["type"] == "image"
     assert out[3][1]["result"]["contents"][0]["text"] == "hi"

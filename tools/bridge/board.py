@@ -29,6 +29,15 @@ def not_initialized(msg):
             and str(err.get("message", "")).startswith("Server not initialized"))
 
 
+def _restore_uri(msg, params):
+    # A CBOR link leaves the requested uri out of the contents it reads (docs/cbor-link.md).
+    result = msg.get("result")
+    if type(result) is dict and type(result.get("contents")) is list and type(params) is dict:
+        for item in result["contents"]:
+            if type(item) is dict and "uri" not in item:
+                item["uri"] = params.get("uri")
+
+
 class Pending:
     # One request to the board. sent: on the wire to the current board; limbo: sent before a
     # reset, fate unknown until the re-initialize answer shows the board answered all before it.
@@ -162,6 +171,8 @@ class BoardSession:
             log.debug("late or unknown answer: %s", str(msg)[:200])
             return
         del self.pending[p.id]
+        if p.method == "resources/read" and self.link.mode == "cbor":
+            _restore_uri(msg, p.params)
         p.settle(msg)
 
     def _noise(self, line):

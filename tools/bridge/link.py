@@ -76,13 +76,18 @@ def is_cbor(line):
 
 def from_link(msg):
     # A message decoded from a CBOR frame -> the MCP JSON message it stands for: restores what
-    # the link omits ("jsonrpc", a tool result's text mirror) and base64-encodes byte strings.
+    # the link omits ("jsonrpc", a tool result's text mirror, a blob's default mimeType; the
+    # board session restores a blob's uri) and base64-encodes byte strings.
     msg = _base64(msg)
     msg["jsonrpc"] = "2.0"
     result = msg.get("result")
     if type(result) is dict and "structuredContent" in result and "content" not in result:
         mirror = json.dumps(result["structuredContent"], separators=(",", ":"))
         msg["result"] = dict({"content": [{"type": "text", "text": mirror}]}, **result)
+    elif type(result) is dict and type(result.get("contents")) is list:
+        for item in result["contents"]:
+            if type(item) is dict and "blob" in item and "mimeType" not in item:
+                item["mimeType"] = "application/octet-stream"
     return msg
 
 
