@@ -6,7 +6,8 @@
 # Sections: (a) tools/call round trips per second over stdio, (b) import time and peak RSS,
 # (c) MicroPython heap via the WebAssembly build (.ci/install-bench), (d) the smallest
 # micropython -X heapsize= serving a whole session, (e) .mpy image size per board,
-# (f) bytes on the wire. Targets are printed beside the figures, never asserted.
+# (f) bytes on the wire, (g) JSON lines versus CBOR link frames at 115200 baud (tools/bench_link.py).
+# Targets are printed beside the figures, never asserted.
 import argparse
 import json
 import os
@@ -634,6 +635,9 @@ def rows_for(results):
                                                  sizes["tinymcp_ms"]),
                          ("SDK %d + %d B, %.1f ms" % (sizes["sdk"][0], sizes["sdk"][1], sizes["sdk_ms"])
                           if sizes.get("sdk") else ""), "", ""))
+    if results.get("g"):
+        from tinymcp.host.bench_link import rows as link_rows
+        rows += link_rows(results["g"])
     return rows
 
 
@@ -760,7 +764,7 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="small counts; write nothing unless --out")
     parser.add_argument("--out", help="markdown report (default docs/benchmarks.md, not with --quick)")
     parser.add_argument("--json", help="also write the raw results as JSON here")
-    parser.add_argument("--only", default="abcdef", help="sections to run, e.g. ace")
+    parser.add_argument("--only", default="abcdefg", help="sections to run, e.g. ace")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     command = "python tools/bench.py" + ("".join(" " + a for a in (argv if argv is not None
@@ -792,6 +796,9 @@ def main(argv=None):
                 entry["sdk_ms"] = sum(sdk[method]) * BITS_PER_BYTE * 1000 / BAUD
             wire[method] = entry
         results["f"] = wire
+    if "g" in args.only:
+        from tinymcp.host.bench_link import link_sizes
+        step("g", "JSON lines versus CBOR link frames", link_sizes)
     took = time.perf_counter() - started
     rows, text = report(results, command, took)
     print(table(rows))
