@@ -230,6 +230,8 @@ class Link:
             noise = None
         else:
             msg, noise = parse_line(line)
+            if msg is None and noise and self.mode == "cbor":
+                msg, noise = self._salvage(noise)
         if noise:
             log.debug("noise: %r", noise[:200])
             self.on_noise(noise)
@@ -255,6 +257,23 @@ class Link:
             return None
         self.cbor_in += 1
         return from_link(msg)
+
+    def _salvage(self, line):
+        # A CBOR frame behind a half line of REPL output (a print without its newline): it
+        # starts with a map head before "id" or "method"; its CRC says whether it really is one.
+        for marker in (b"bid", b"fmethod"):
+            at = line.find(marker, 1)
+            while at > 0:
+                if 0xA0 <= line[at - 1] <= 0xBF:
+                    try:
+                        msg = cborlink.decode(line[at - 1:])
+                    except ValueError:
+                        msg = None
+                    if type(msg) is dict:
+                        self.cbor_in += 1
+                        return from_link(msg), line[:at - 1]
+                at = line.find(marker, at + 1)
+        return None, line
 
     def send(self, msg):
         # Queue one message for the board; False when there is no port to send it on, or

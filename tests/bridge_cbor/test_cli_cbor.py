@@ -1,0 +1,61 @@
+# The bridge's behaviours that ride on the board link, with the link in CBOR mode: REPL noise
+# around frames, progress, logging, cancellation after a timeout, sampling from the board.
+from tests.bridge.conftest import TESTBOARD, line_client  # noqa: F401  (the fixture)
+
+CBOR = ("--sim", TESTBOARD, "--link", "cbor", "--log-level", "info")
+
+
+def test_noise_around_frames_and_a_frame_behind_a_half_line(line_client):  # noqa: F811
+    client = line_client(*CBOR)
+    client.initialize()
+    reply = client.call("chatty")
+    assert reply["result"]["structuredContent"] == {"ok": True}, reply
+    assert "result" in client.call("read_temperature")
+    assert not client.garbage
+    assert "board link: CBOR frames" in client.stderr()
+
+
+def test_progress_and_logging_reach_the_host(line_client):  # noqa: F811
+    client = line_client(*CBOR)
+    client.initialize()
+    reply = client.request("tools/call", {"name": "slow", "arguments": {"seconds": 0.5},
+                                          "_meta": {"progressToken": "tok"}})
+    assert reply["result"]["structuredContent"] == {"slept": 0.5}
+    progress = [n["params"] for n in client.notes if n["method"] == "notifications/progress"]
+    assert progress and all(p["progressToken"] == "tok" for p in progress), progress
+    client.call("shout")
+    logs = [n["params"] for n in client.notes if n["method"] == "notifications/message"]
+    assert logs and logs[-1]["data"] == "the board is shouting"
+
+
+def test_timeout_cancels_on_the_board_over_cbor(line_client):  # noqa: F811
+    client = line_client(*CBOR + ("--timeout", "1"))
+    client.initialize()
+    reply = client.call("slow", seconds=30)
+    assert reply["error"]["code"] == -32001 and reply["error"]["data"]["bridge"] == "timeout"
+    assert "result" in client.call("read_temperature")
+
+
+def test_sampling_request_from_the_board_over_cbor(line_client):  # noqa: F811
+    client = line_client(*CBOR)
+    reply = client.request("initialize", {"protocolVersion": "2025-11-25",
+                                          "capabilities": {"sampling": {}},
+                                          "clientInfo": {"name": "pytest", "version": "0"}})
+    assert "result" in reply
+    client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    rid = client.start("tools/call", {"name": "ask", "arguments": {}})
+    asked = None
+    for _ in range(200):
+        asked = next((n for n in client.notes if n.get("method") == "sampling/createMessage"), None)
+        if asked is not None:
+            break
+        try:
+            client.wait(-1, timeout=0.1)  # collects notes and requests while we wait
+        except AssertionError:
+            pass
+    assert asked is not None, client.notes
+    client.send({"jsonrpc": "2.0", "id": asked["id"],
+                 "result": {"role": "assistant", "model": "m",
+                            "content": {"type": "text", "text": "four"}}})
+    reply = client.wait(rid)
+    assert reply["result"]["structuredContent"] == {"answer": "four"}, reply
