@@ -36,6 +36,7 @@ _SPECIAL = (b"\x03", b"\x04", b"\n", b"\x10")
 _LAST_ESCAPED = b"\x03\x04\n\x10\t\r "  # and whitespace when last: line readers strip it
 _ESC = 0x10
 _OCTETS = "application/octet-stream"
+_STRUCTURED = b'}],"structuredContent":'  # between a dict tool result's mirror and its JSON
 
 
 class FrameError(ValueError):
@@ -196,7 +197,8 @@ class CborLink:
         if type(result) is bytes:
             write(self._cbor_of(result))
         elif type(result) is tuple:
-            if len(result) == 5:  # tools.shape: the text mirror is dropped, the bridge rebuilds it
+            if len(result) == 5 and result[2] == _STRUCTURED:  # tools.shape's pieces: the text
+                # mirror is dropped, the bridge rebuilds it from structuredContent
                 result = {"structuredContent": jsonrpc.loads(result[3])}
             else:
                 result = jsonrpc.loads(b"".join([p.encode() if type(p) is str else p
