@@ -216,3 +216,12 @@ def test_http_notifications_turn_the_answer_into_an_sse_stream(http_bridge):
     assert events[-1]["id"] == 1 and events[-1]["result"]["resultType"] == "complete"
     plain = post(url, "tools/list", modern())
     assert plain.headers["content-type"].startswith("application/json")
+
+
+def test_a_refused_probe_leaves_the_handshake_open(client):
+    # The SDK's auto mode falls back to initialize after any error (or a timeout) on its probe.
+    assert code(client.request("server/discover", modern(version="2099-01-01"))) == -32022
+    assert client.initialize()["protocolVersion"] == "2025-11-25"
+    called = client.call("test_simple_text")
+    assert called["result"]["content"][0]["text"].startswith("This is a simple text")
+    assert "resultType" not in called["result"]

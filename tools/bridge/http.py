@@ -1,7 +1,9 @@
 # The Streamable HTTP front (MCP 2025-11-25): the official SDK's transport per session, on uvicorn.
 import asyncio
+import collections
 import contextlib
 import hmac
+import itertools
 import json
 import logging
 import math
@@ -9,7 +11,8 @@ import uuid
 
 import anyio
 import uvicorn
-from mcp.server.streamable_http import StreamableHTTPServerTransport, check_accept_headers
+from mcp.server.streamable_http import (EventMessage, EventStore, StreamableHTTPServerTransport,
+                                        check_accept_headers)
 from mcp.shared.inbound import (ERROR_CODE_HTTP_STATUS, classify_inbound_request,
                                 find_duplicated_routing_header)
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
@@ -29,6 +32,7 @@ log = logging.getLogger("tinymcp.bridge.http")
 
 IDLE_SECONDS = 30 * 60   # a session nobody used for this long is closed (its subscriptions too)
 MAX_BODY = 4 << 20
+RETRY_MS = 1000          # how soon a client whose SSE stream closed should come back for the rest
 PING_SECONDS = 15.0      # an SSE comment this often keeps a silent 2026-07-28 stream open
 SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache, no-transform"),
                (b"connection", b"keep-alive"), (b"x-accel-buffering", b"no")]
@@ -41,6 +45,45 @@ def _reject(status, message, code=-32600, headers=None, rid=None, data=None):
         body["error"]["data"] = data
     return Response(json.dumps(body), status_code=status, media_type="application/json",
                     headers=headers)
+
+
+class RecentEvents(EventStore):
+    # The last events of one session's SSE streams, so a client that lost a stream (or was told
+    # to poll) resumes it with Last-Event-ID. Bounded: a long-gone stream cannot be replayed.
+    keep = 512
+
+    def __init__(self):
+        self.events = collections.OrderedDict()   # event id -> (stream id, message or None)
+        self._ids = itertools.count(1)
+
+    async def store_event(self, stream_id, message):
+        event_id = str(next(self._ids))
+        self.events[event_id] = (stream_id, message)
+        while len(self.events) > self.keep:
+            self.events.popitem(last=False)
+        return event_id
+
+    async def replay_events_after(self, last_event_id, send_callback):
+        found = self.events.get(last_event_id)
+        if found is None:
+            return None
+        stream_id, after = found[0], False
+        for event_id, (stream, message) in list(self.events.items()):
+            if after and stream == stream_id and message is not None:
+                await send_callback(EventMessage(message, event_id))
+            after = after or event_id == last_event_id
+        return stream_id
+
+
+class Transport(StreamableHTTPServerTransport):
+    # The SDK transport, priming SSE streams (an event id and a retry time, SEP-1699) by the
+    # version the session negotiated: the SDK goes by each request's MCP-Protocol-Version
+    # header, and a 2025-11-25 session's client may still send an older one there.
+    negotiated = None   # fn() -> the session's protocol version, once initialize was answered
+
+    async def _mint_priming_event(self, stream_id, protocol_version):
+        version = self.negotiated() if self.negotiated is not None else None
+        return await super()._mint_priming_event(stream_id, version or protocol_version)
 
 
 class QuietServer(uvicorn.Server):
@@ -156,7 +199,8 @@ class HttpFront:
         if type(msg) is not dict or msg.get("method") != "initialize":
             await _reject(400, "Bad Request: Missing session ID")(scope, receive, send)
             return
-        transport = StreamableHTTPServerTransport(uuid.uuid4().hex, idle_timeout=IDLE_SECONDS)
+        transport = Transport(uuid.uuid4().hex, idle_timeout=IDLE_SECONDS,
+                              event_store=RecentEvents(), retry_interval=RETRY_MS)
         sid = transport.mcp_session_id
         self.sessions[sid] = transport
         await self.tg.start(self._run_session, transport)
@@ -299,6 +343,7 @@ class HttpFront:
                 self.tg.start_soon(callback)
 
         session = self.hub.open_session(send, "http " + sid[:8], unanswered)
+        transport.negotiated = lambda: session.version
         try:
             async with transport.connect() as (read, write), anyio.create_task_group() as tg:
                 task_status.started()

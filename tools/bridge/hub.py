@@ -162,12 +162,12 @@ class Hub:
         meta["progressToken"] = token
         return forward, token
 
-    async def board_init(self):
+    async def board_init(self, wait=None):
         # The board's initialize result, waiting for a board that is still booting.
         board = self.board
         if not board.ready.is_set() and board.state != "disconnected":
             try:  # a board that is still booting gets the request timeout to answer
-                await asyncio.wait_for(board.ready.wait(), board.timeout)
+                await asyncio.wait_for(board.ready.wait(), wait or board.timeout)
             except asyncio.TimeoutError:
                 pass
         return board.init_result or {}
@@ -276,13 +276,13 @@ class Hub:
                     session.send(msg)
             # 2026-07-28: only to the request running now, when it asked for that level.
             session, rid = self.running_request()
-            if session is not None and session.era == "modern":
+            if session is not None and session.era != "handshake":
                 wanted = session.log_levels.get(rid)
                 if wanted is not None and rank >= wanted:
                     session.send(msg, rid)
         elif method == "notifications/resources/updated":
             for session in list(self.subs.get(params.get("uri"), ())):
-                if session.era == "modern":
+                if session.era != "handshake":
                     self.modern.event(session, method, params, uri=params.get("uri"))
                 else:
                     session.send(msg)

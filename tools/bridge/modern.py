@@ -20,6 +20,7 @@ UNSUPPORTED_VERSION = -32022
 RESOURCE_NOT_FOUND = -32002
 LIST_TTL_MS = 60000     # lists change only with the firmware (and then list_changed says so)
 READ_TTL_MS = 0         # readings go stale at once
+DISCOVER_WAIT = 5.0     # seconds server/discover waits for a board that is still booting
 # Methods of the handshake era only: a 2026-07-28 request for them is not found.
 REMOVED = frozenset(("initialize", "ping", "logging/setLevel", "resources/subscribe",
                      "resources/unsubscribe"))
@@ -97,8 +98,7 @@ class Modern:
         problem = envelope_error({"method": method, "params": params}, session.era is None)
         if problem is not None:
             return problem
-        if session.era != "modern":
-            session.era = "modern"
+        if session.era is None:
             session.level = len(LEVELS)   # no notifications/message unless a request asks
         meta = params["_meta"]
         caps = meta.get(CLIENT_CAPABILITIES_META_KEY)
@@ -115,22 +115,32 @@ class Modern:
                 session.level = session.log_levels[rid]   # the board must send that much
                 await self.hub.push_level()
         try:
-            if method == "server/discover":
-                return await self.discover()
-            if method == "subscriptions/listen":
-                return await self.listen(session, rid, params)
-            if method not in FORWARDED:
-                return err(METHOD_NOT_FOUND, "Method not found: " + method)
-            if method in ASKING:
-                reply = await self.ask_through(session, rid, method, params, caps)
-            else:
-                reply = await self.hub.forward(session, rid, method, params)
-            return self.finish(method, params, reply)
+            reply = await self._serve(session, rid, method, params, caps)
         finally:
             session.log_levels.pop(rid, None)
+        if session.era is None and "result" in reply:
+            # Answered: this connection speaks 2026-07-28 now. Not before: a client whose probe
+            # timed out falls back to initialize, and that must still work.
+            session.era = "modern"
+        return reply
+
+    async def _serve(self, session, rid, method, params, caps):
+        if method == "server/discover":
+            return await self.discover()
+        if method == "subscriptions/listen":
+            return await self.listen(session, rid, params)
+        if method not in FORWARDED:
+            return err(METHOD_NOT_FOUND, "Method not found: " + method)
+        if method in ASKING:
+            reply = await self.ask_through(session, rid, method, params, caps)
+        else:
+            reply = await self.hub.forward(session, rid, method, params)
+        return self.finish(method, params, reply)
 
     async def discover(self):
-        init = await self.hub.board_init()
+        # Sooner than the SDK's 10 s probe timeout, so a booting board is not taken for a
+        # server without server/discover.
+        init = await self.hub.board_init(DISCOVER_WAIT)
         result = {"supportedVersions": [MODERN],
                   "capabilities": self.hub.capabilities(init)}
         if init.get("instructions"):
@@ -274,6 +284,8 @@ class Modern:
             if known:
                 granted["resourceSubscriptions"] = known
         session.listens[rid] = granted
+        if session.era is None:
+            session.era = "modern"   # acknowledged: as good as an answer
         session.send({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
                       "params": {"notifications": granted, "_meta": {SUBSCRIPTION_KEY: rid}}},
                      rid)
