@@ -5,7 +5,9 @@
 # a frame, and .end() which ends the frame with b"\n" and flushes.
 from tinymcp import framing
 from tinymcp.clock import ticks_ms, ticks_diff
-from tinymcp.jsonrpc import error_frame, INVALID_REQUEST
+from tinymcp.jsonrpc import error_frame, INVALID_REQUEST, PARSE_ERROR
+
+NO_CBOR = "Parse error: CBOR frames need tinymcp/cborlink.py, which this board lacks"
 
 
 class Channel:
@@ -75,7 +77,12 @@ class Channel:
         server = self.server
         if 0xA0 <= frame[0] <= 0xBF and self.link_modes:  # a CBOR map; JSON starts with ASCII
             if self.cbor is None:
-                from tinymcp.cborlink import CborLink
+                try:
+                    from tinymcp.cborlink import CborLink
+                except ImportError:  # a board deployed without it: say so once, then JSON only
+                    self.link_modes = None
+                    self.send(error_frame(None, PARSE_ERROR, NO_CBOR))
+                    return
                 self.cbor = CborLink(self)
             if self.cbor.dispatch(frame):
                 return  # else garbage before any CBOR frame: answered as JSON would be
