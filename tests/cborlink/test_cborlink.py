@@ -261,3 +261,18 @@ def test_the_json_path_base64s_raw_image_bytes_and_leaves_the_tool_list_alone():
     import binascii
     assert binascii.a2b_base64(block["data"]) == bytes(range(256))
     assert out[2][1]["result"]["content"][0]["data"] == bytes(range(256))
+
+
+def test_a_board_without_cborlink_says_so_once_then_treats_cbor_as_garbage():
+    import sys
+    saved = sys.modules.get("tinymcp.cborlink")
+    sys.modules["tinymcp.cborlink"] = None  # the import fails, as on a board without the file
+    try:
+        reason, out, channel = serve([INIT, cframe("ping", id=1), cframe("ping", id=2),
+                                      jframe("ping", id=3)])
+    finally:
+        sys.modules["tinymcp.cborlink"] = saved
+    assert [k for k, _ in out] == ["json"] * 4
+    assert "cborlink.py" in out[1][1]["error"]["message"]
+    assert out[2][1]["error"]["code"] == -32700 and "cborlink" not in out[2][1]["error"]["message"]
+    assert out[3][1]["id"] == 3 and channel.cbor is None
