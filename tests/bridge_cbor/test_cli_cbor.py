@@ -59,3 +59,17 @@ def test_sampling_request_from_the_board_over_cbor(line_client):  # noqa: F811
                             "content": {"type": "text", "text": "four"}}})
     reply = client.wait(rid)
     assert reply["result"]["structuredContent"] == {"answer": "four"}, reply
+
+
+def test_a_board_deployed_without_cborlink_falls_back_to_json_lines(line_client):  # noqa: F811
+    import os
+    board = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nocborboard.py")
+    client = line_client("--sim", board, "--link", "auto", "--log-level", "info")
+    client.initialize()
+    for _ in range(3):
+        reply = client.call("read_adc", channel=1, timeout=30)
+        if "result" in reply:
+            break
+    assert set(reply["result"]["structuredContent"]) == {"raw", "volts"}, reply
+    assert "cannot read CBOR frames" in client.stderr()
+    assert "result" in client.call("read_temperature")

@@ -29,6 +29,12 @@ def not_initialized(msg):
             and str(err.get("message", "")).startswith("Server not initialized"))
 
 
+def _no_cbor(msg):
+    err = msg.get("error")
+    return (msg.get("id") is None and type(err) is dict and err.get("code") == -32700
+            and "cborlink" in str(err.get("message", "")))
+
+
 def _restore_uri(msg, params):
     # A CBOR link leaves the requested uri out of the contents it reads (docs/cbor-link.md).
     result = msg.get("result")
@@ -161,6 +167,13 @@ class BoardSession:
                 self.on_notification(msg)
             return
         p = self.pending.get(msg.get("id"))
+        if self.link.mode == "cbor" and _no_cbor(msg):
+            # The board offered CBOR frames but was deployed without the module that reads them.
+            log.warning("the board cannot read CBOR frames (%s); back to JSON lines",
+                        msg["error"].get("message"))
+            self.link_mode = "json"
+            self.reset("its CBOR link is missing")
+            return
         if not_initialized(msg):
             # The board has restarted: this request never ran, so it is safe to send again.
             if p is not None and not p.internal:
@@ -238,10 +251,11 @@ class BoardSession:
         params = {"protocolVersion": PROTOCOL, "capabilities": CLIENT_CAPABILITIES,
                   "clientInfo": self.client_info}
         refused = False
-        want_cbor = self.link_mode != "json"
         cbor_next = self.link_mode == "cbor"  # the kind the next attempt is written in
         plain = 0                             # JSON answers without a CBOR offer so far
         while self.state == "connected":
+            want_cbor = self.link_mode != "json"  # changes when the board cannot read CBOR
+            cbor_next = cbor_next and want_cbor
             self.link.mode = "cbor" if cbor_next else "json"
             p = Pending(next(self._ids), "initialize", params, None, False, True)
             self.pending[p.id] = p
