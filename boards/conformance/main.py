@@ -15,7 +15,8 @@ from tinymcp import Server
 from tinymcp.schema import array, boolean, integer, number, string
 
 # A 1x1 red PNG, and a WAV header with no samples: the smallest valid media of each kind.
-PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJ"
+       "RU5ErkJggg==")
 WAV = b2a_base64(b"RIFF$\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00\x40\x1f\x00\x00"
                  b"\x80\x3e\x00\x00\x02\x00\x10\x00data\x00\x00\x00\x00").decode().strip()
 STEP_S = 0.05   # the suite asks for ~50 ms between a tool's notifications

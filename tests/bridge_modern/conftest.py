@@ -1,7 +1,8 @@
 # Helpers for the bridge's 2026-07-28 host side: the bridge fixtures and SDK clients on it.
 from mcp import Client, StdioServerParameters
 
-from tests.bridge.conftest import REPO, bridge_script, clean_env, http_bridge, line_client  # noqa: F401
+from tests.bridge.conftest import (REPO, bridge_script, clean_env, http_bridge,  # noqa: F401
+                                   line_client)
 
 MODERN = "2026-07-28"
 

@@ -13,7 +13,8 @@ CAPS = {"elicitation": {}, "sampling": {}}
 
 
 def envelope(caps=None, version=MODERN, **extra):
-    meta = {P + "protocolVersion": version, P + "clientCapabilities": CAPS if caps is None else caps}
+    meta = {P + "protocolVersion": version,
+            P + "clientCapabilities": CAPS if caps is None else caps}
     meta.update({P + k: v for k, v in extra.items()})
     return meta
 

@@ -34,7 +34,8 @@ IDLE_SECONDS = 30 * 60   # a session nobody used for this long is closed (its su
 MAX_BODY = 4 << 20
 RETRY_MS = 1000          # how soon a client whose SSE stream closed should come back for the rest
 PING_SECONDS = 15.0      # an SSE comment this often keeps a silent 2026-07-28 stream open
-SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache, no-transform"),
+SSE_HEADERS = [(b"content-type", b"text/event-stream"),
+               (b"cache-control", b"no-cache, no-transform"),
                (b"connection", b"keep-alive"), (b"x-accel-buffering", b"no")]
 ENDED = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)
 
