@@ -373,8 +373,11 @@ class Server:
             if method is None or "id" not in msg:
                 self.handle(frame)
                 return
-            if method == "ping":
-                self.send(self.handle(frame))
+            rid = msg.get("id")
+            if method == "ping" and self.modern is None and (type(rid) is int or type(rid) is str):
+                # Answered here, not through handle(): that would reset the running request's
+                # context (its id, its cancel flag) under the handler's feet.
+                self.send(jsonrpc.result_frame(rid, _EMPTY))
                 return
         self.backlog.append(bytes(frame))
 

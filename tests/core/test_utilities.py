@@ -111,6 +111,18 @@ def test_requests_arriving_while_a_tool_runs_are_served_after_it_in_order():
     assert ids == [0, 7, 5, 6]  # the ping is answered at once, tools/list waits its turn
 
 
+def test_a_ping_answered_mid_tool_leaves_the_tool_cancellable():
+    log = []
+    server = slow_server(log)
+    stream = FakeStream(session_frames(
+        frame("tools/call", {"name": "slow"}, id=5) + b"\n" + frame("ping", id=7) + b"\n"
+        + frame("notifications/cancelled", {"requestId": 5}, id=None) + b"\n"
+        + frame("tools/list", id=6) + b"\n"))
+    Channel(server, stream).run()
+    assert log[0].startswith("stopped at")
+    assert [m.get("id") for m in stream.sent] == [0, 7, 6]
+
+
 def test_a_tool_can_ask_the_client_and_gets_the_answer_routed_back():
     server = Server("ask", "0")
 
