@@ -1,5 +1,5 @@
 # Resources: exact URIs and RFC 6570 level-1 templates, matched as strings (never as paths).
-from tinymcp.jsonrpc import RpcError, RESOURCE_NOT_FOUND, dumps
+from tinymcp.jsonrpc import RpcError, INTERNAL_ERROR, RESOURCE_NOT_FOUND, dumps
 
 try:
     from binascii import b2a_base64
@@ -136,7 +136,13 @@ class Resources:
 
     def read(self, uri):
         res, variables = self.lookup(uri)
-        value = res.fn(**variables)
+        try:
+            value = res.fn(**variables)
+        except RpcError:
+            raise
+        except Exception as e:  # a sensor fault: its advice, not "Internal error"
+            why = str(e) or e.__class__.__name__
+            raise RpcError(INTERNAL_ERROR, "Reading " + uri + " failed: " + why, {"uri": uri})
         if type(value) is list and value and type(value[0]) is dict and "uri" in value[0]:
             return {"contents": value}  # the resource built its own contents
         return {"contents": [content(uri, value, res.mime)]}

@@ -9,6 +9,7 @@ LATEST = VERSIONS[0]
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 MODERN_KEY = "io.modelcontextprotocol/protocolVersion"  # in _meta: a 2026-07-28 request
 _EMPTY = b"{}"
+_NO_PARAMS = {}
 _RESULT = object()  # marks "a result is ready" inside respond()
 
 
@@ -306,7 +307,7 @@ class Server:
                                        'Invalid Request: "method" must be a string')
         params = msg.get("params")
         if params is None:
-            params = {}
+            params = _NO_PARAMS  # shared, never written: no dict per ping
         if "id" not in msg:
             if type(params) is dict:
                 self._notification(method, params)

@@ -102,6 +102,18 @@ def test_resource_updated_pushes_only_to_subscribers():
     assert len(notifications(server, "notifications/resources/updated")) == 1
 
 
+def test_a_failing_read_says_which_resource_and_why():
+    server = board()
+
+    def broken():
+        raise OSError("BME280 at 0x76 did not answer: check its wiring")
+    server.resource("sensor://broken", "broken")(broken)
+    err = error(server, "resources/read", {"uri": "sensor://broken"})
+    assert err["code"] == -32603
+    assert err["message"] == "Reading sensor://broken failed: BME280 at 0x76 did not answer: check its wiring"
+    assert result(server, "resources/read", {"uri": "file://notes.txt"})["contents"][0]["text"] == "hello"
+
+
 def test_subscribing_to_an_unknown_resource_is_not_found():
     assert error(board(), "resources/subscribe", {"uri": "sensor://nope"})["code"] == -32002
 
