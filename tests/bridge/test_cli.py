@@ -86,7 +86,7 @@ def test_stdio_ids_come_back_exactly(line_client):
 def test_requests_before_initialize_and_unknown_probe(line_client):
     client = line_client("--sim")
     reply = client.request("server/discover", {})
-    assert reply["error"]["code"] == -32601
+    assert reply["error"]["code"] == -32602   # a 2026-07-28 request without its _meta envelope
     assert client.request("tools/list")["error"]["code"] == -32600
     assert "result" in client.request("ping")
 

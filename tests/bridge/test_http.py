@@ -132,8 +132,8 @@ def test_each_session_has_its_own_subscriptions(http_bridge):
     subscriber, bystander = Seen(), Seen()
 
     async def main():
-        async with Client(url, mode="auto", message_handler=subscriber) as a, \
-                Client(url, mode="auto", message_handler=bystander) as b:
+        async with Client(url, mode="legacy", message_handler=subscriber) as a, \
+                Client(url, mode="legacy", message_handler=bystander) as b:
             with pytest.warns(Warning):
                 await a.subscribe_resource("sensor://temperature")
             for _ in range(300):

@@ -1,4 +1,4 @@
-# The official MCP SDK client (mode="auto") through the bridge, over stdio and Streamable HTTP.
+# The official MCP SDK client in the handshake era (mode="legacy") through the bridge, stdio and HTTP.
 import asyncio
 
 import anyio
@@ -49,7 +49,7 @@ def test_sdk_client_over_stdio():
                                    env=clean_env())
 
     async def main():
-        async with Client(params, mode="auto", message_handler=updates) as client:
+        async with Client(params, mode="legacy", message_handler=updates) as client:
             await exercise(client, updates)
     asyncio.run(main())
 
@@ -59,7 +59,7 @@ def test_sdk_client_over_http(http_bridge):
     updates = Updates()
 
     async def main():
-        async with Client(url, mode="auto", message_handler=updates) as client:
+        async with Client(url, mode="legacy", message_handler=updates) as client:
             await exercise(client, updates)
     asyncio.run(main())
     assert "Traceback" not in bridge.stderr(), bridge.stderr()

@@ -4,6 +4,7 @@ import os
 import pytest
 
 from tests.bridge.conftest import NODE_PREFIX, REPO, http_bridge, line_client  # noqa: F401
+from tests.needs import missing
 
 SUITE_PREFIX = os.environ.get("TINYMCP_CONFORMANCE_PREFIX") or os.path.join(
     REPO, "node_modules", ".tinymcp-conformance")
@@ -15,5 +16,5 @@ def suite_command():
     cli = os.path.join(SUITE_PREFIX, "node_modules", "@modelcontextprotocol", "conformance",
                        "dist", "index.js")
     if not (os.path.exists(os.path.join(node_dir, "node")) and os.path.exists(cli)):
-        pytest.skip(".ci/install-conformance was not run (no suite in %s)" % SUITE_PREFIX)
+        missing(".ci/install-conformance was not run (no suite in %s)" % SUITE_PREFIX)
     return [os.path.join(node_dir, "node"), cli], node_dir + os.pathsep + os.environ["PATH"]
