@@ -1,6 +1,6 @@
 # Prompts: a function filling a message template from string arguments.
 from tinymcp.jsonrpc import RpcError, INVALID_PARAMS
-from tinymcp.server import Registry
+from tinymcp.server import Registry, describe_head
 
 
 class Prompt:
@@ -16,11 +16,7 @@ class Prompt:
             self.arguments.append((key[:-1] if optional else key, args[key], not optional))
 
     def describe(self, era):
-        d = {"name": self.name}
-        if self.title and era >= 2:
-            d["title"] = self.title
-        if self.description:
-            d["description"] = self.description
+        d = describe_head(self, era)
         if self.arguments:
             d["arguments"] = [_argument(a) for a in self.arguments]
         return d

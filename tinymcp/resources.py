@@ -1,5 +1,6 @@
 # Resources: exact URIs and RFC 6570 level-1 templates, matched as strings (never as paths).
 from tinymcp.jsonrpc import RpcError, INTERNAL_ERROR, RESOURCE_NOT_FOUND, dumps
+from tinymcp.server import describe_head
 
 try:
     from binascii import b2a_base64
@@ -31,11 +32,8 @@ class Resource:
                 self.literals.append(literal)
 
     def describe(self, era):
-        d = {"uriTemplate" if self.variables else "uri": self.uri, "name": self.name}
-        if self.title and era >= 2:
-            d["title"] = self.title
-        if self.description:
-            d["description"] = self.description
+        d = describe_head(self, era)
+        d["uriTemplate" if self.variables else "uri"] = self.uri
         if self.mime:
             d["mimeType"] = self.mime
         return d

@@ -51,6 +51,16 @@ class Context:
         return self.server.request(method, params, timeout_ms)
 
 
+def describe_head(item, era):
+    # The fields a tool, prompt or resource entry of a list result starts with.
+    d = {"name": item.name}
+    if item.title and era >= 2:
+        d["title"] = item.title
+    if item.description:
+        d["description"] = item.description
+    return d
+
+
 class Registry:
     # Named entries (tools, prompts) in registration order; a new one replaces its namesake.
     def __init__(self):

@@ -1,7 +1,7 @@
 # Tools: one decorated function each; its declared schema drives tools/list and validation.
 from tinymcp import schema
 from tinymcp.jsonrpc import text
-from tinymcp.server import Registry
+from tinymcp.server import Registry, describe_head
 
 
 class Tool:
@@ -16,11 +16,7 @@ class Tool:
         self.wants_ctx = wants_ctx
 
     def describe(self, era):
-        d = {"name": self.name}
-        if self.title and era >= 2:
-            d["title"] = self.title
-        if self.description:
-            d["description"] = self.description
+        d = describe_head(self, era)
         d["inputSchema"] = self.input_schema
         if self.output_schema is not None and era >= 2:
             d["outputSchema"] = self.output_schema

@@ -4,34 +4,9 @@ import json
 from tinymcp import Server, cbor, cborlink
 from tinymcp.channel import Channel
 from tinymcp.schema import integer, number
+from tests.core.support import FakeStream
 
 SPECIAL = (3, 4, 10)
-
-
-class LineStream:
-    # A port stream fed from byte chunks; every line the board ends is kept raw in .lines.
-    def __init__(self, chunks, size=64):
-        self.chunks = list(chunks)
-        self.buf = bytearray(size)
-        self.lines = []
-        self.line = bytearray()
-
-    def recv(self, timeout_ms):
-        if not self.chunks:
-            return -1
-        chunk = self.chunks.pop(0)
-        if len(chunk) > len(self.buf):
-            self.chunks.insert(0, chunk[len(self.buf):])
-            chunk = chunk[:len(self.buf)]
-        self.buf[:len(chunk)] = chunk
-        return len(chunk)
-
-    def write(self, piece):
-        self.line.extend(piece.encode() if type(piece) is str else piece)
-
-    def end(self):
-        self.lines.append(bytes(self.line))
-        self.line = bytearray()
 
 
 def board():
@@ -83,7 +58,7 @@ INIT = jframe("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}
 
 def serve(chunks, size=64):
     server = board()
-    stream = LineStream(chunks, size)
+    stream = FakeStream(chunks, size)
     channel = Channel(server, stream)
     reason = channel.run()
     return reason, [parse(line) for line in stream.lines], channel
@@ -243,7 +218,7 @@ def test_a_cbor_frame_split_across_reads_is_served():
 
 def test_a_channel_without_link_modes_treats_cbor_as_garbage():
     server = board()
-    stream = LineStream([INIT, cframe("ping", id=1)])
+    stream = FakeStream([INIT, cframe("ping", id=1)])
     channel = Channel(server, stream)
     channel.link_modes = None
     server.link_modes = None

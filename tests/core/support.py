@@ -70,18 +70,19 @@ def demo_server():
 
 
 class FakeStream:
-    # A port stream fed from a list of byte chunks; what the server writes lands in .sent.
+    # A port stream fed from a list of byte chunks (None: a quiet moment, recv times out). Every
+    # line the board ends is kept raw in .lines; .sent parses them as JSON.
     def __init__(self, chunks, size=64):
         self.chunks = list(chunks)
         self.buf = bytearray(size)
-        self.sent = []
+        self.lines = []
         self.line = bytearray()
 
     def recv(self, timeout_ms):
         if not self.chunks:
             return -1
         chunk = self.chunks.pop(0)
-        if chunk is None:  # a quiet moment: recv times out
+        if chunk is None:
             return 0
         if len(chunk) > len(self.buf):
             self.chunks.insert(0, chunk[len(self.buf):])
@@ -94,5 +95,9 @@ class FakeStream:
 
     def end(self):
         assert b"\n" not in self.line
-        self.sent.append(json.loads(self.line))
+        self.lines.append(bytes(self.line))
         self.line = bytearray()
+
+    @property
+    def sent(self):
+        return [json.loads(line) for line in self.lines]
