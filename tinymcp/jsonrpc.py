@@ -24,17 +24,22 @@ class RpcError(Exception):
         self.data = data
 
 
-try:
-    json.dumps(0, separators=(",", ":"))
-    _SEPARATORS = (",", ":")
-except TypeError:  # older MicroPython: default separators, still valid JSON
-    _SEPARATORS = None
+try:  # CPython: one compact encoder, built once (json.dumps builds one per call otherwise)
+    _encode = json.JSONEncoder(separators=(",", ":")).encode
+except AttributeError:  # MicroPython
+    try:
+        json.dumps(0, separators=(",", ":"))
+
+        def _encode(obj):
+            return json.dumps(obj, separators=(",", ":"))
+    except TypeError:  # older MicroPython: default separators, still valid JSON
+        _encode = json.dumps
 
 
 def text(obj):
     # -> str of one line. MicroPython's json leaves "\n" raw inside strings; structural
     # whitespace never contains one, so escaping every newline is exact.
-    out = json.dumps(obj, separators=_SEPARATORS) if _SEPARATORS else json.dumps(obj)
+    out = _encode(obj)
     if "\n" in out:
         out = out.replace("\n", "\\n")
     return out
