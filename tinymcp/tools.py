@@ -10,8 +10,8 @@ class Tool:
         self.name = name
         self.description = description
         self.title = title
-        self.input_schema = schema.obj(inputs or {})
-        self.output_schema = schema.obj(outputs) if outputs is not None else None
+        self.input_schema = _schema(inputs or {})
+        self.output_schema = _schema(outputs) if outputs is not None else None
         self.annotations = annotations
         self.wants_ctx = wants_ctx
 
@@ -28,6 +28,12 @@ class Tool:
                 notes[key] = self.annotations[key]
             d["annotations"] = notes
         return d
+
+
+def _schema(declared):
+    # The compact {"name": schema} form, or a whole JSON Schema (it has a "type" string) used
+    # as written, for 2020-12 keywords such as $defs that the compact form does not spell.
+    return declared if type(declared.get("type")) is str else schema.obj(declared)
 
 
 def error_result(text):

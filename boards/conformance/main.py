@@ -117,14 +117,14 @@ def _tools(server):
 
     # SEP-1613: a schema using 2020-12 keywords, listed exactly as declared.
     @server.tool("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features",
-                 inputs={"name?": string(), "address?": {"$ref": "#/$defs/address"}})
+                 inputs={"$schema": "https://json-schema.org/draft/2020-12/schema",
+                         "type": "object",
+                         "properties": {"name": string(), "address": {"$ref": "#/$defs/address"}},
+                         "additionalProperties": False,
+                         "$defs": {"address": {"type": "object", "properties": {
+                             "street": string(), "city": string()}}}})
     def json_schema_2020_12(name=None, address=None):
         return "Received: " + _answer({"name": name, "address": address})
-
-    declared = server.tools.find("json_schema_2020_12_tool").input_schema
-    declared["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    declared["$defs"] = {"address": {"type": "object", "properties": {
-        "street": string(), "city": string()}}}
 
 
 def _elicitations(server):

@@ -46,6 +46,19 @@ def test_schema_constructors():
                                       "additionalProperties": False}
 
 
+def test_a_whole_json_schema_is_published_as_written_and_still_validates():
+    server = Server("s", "0")
+    declared = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+                "properties": {"pin": {"$ref": "#/$defs/pin"}, "level": boolean()},
+                "required": ["level"], "$defs": {"pin": {"type": "integer", "minimum": 0}}}
+    server.tool("write", "Drive a pin", inputs=declared)(lambda level, pin=0: "ok")
+    initialize(server)
+    assert result(server, "tools/list")["tools"][0]["inputSchema"] == declared
+    assert call(server, "write", {"level": True, "pin": 3})["content"][0]["text"] == "ok"
+    res = call(server, "write", {"pin": 3})
+    assert res["isError"] is True and "'level'" in res["content"][0]["text"]
+
+
 def test_a_valid_call_returns_structured_content_and_its_text_mirror():
     res = call(ready(), "add", {"a": 2, "b": 3})
     assert res["structuredContent"] == {"sum": 5}
