@@ -189,12 +189,14 @@ class BoardOnPty:
         self.argv = argv or [sys.executable, TESTBOARD]
         self.env = env
         self.proc = None
+        self.start_new_session = False  # True: its own process group (a shell loop and its child)
 
     def start(self):
         fd = os.open(self.device, os.O_RDWR | os.O_NOCTTY)
         try:
             self.proc = subprocess.Popen(self.argv, stdin=fd, stdout=fd, env=self.env,
-                                         stderr=subprocess.DEVNULL, cwd=REPO)
+                                         stderr=subprocess.DEVNULL, cwd=REPO,
+                                         start_new_session=self.start_new_session)
         finally:
             os.close(fd)
 

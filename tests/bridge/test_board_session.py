@@ -16,11 +16,16 @@ class FakeLink:
     def __init__(self):
         self.connected = True
         self.sent = []
+        self.raw = []  # bytes for the board's REPL (restarts)
         self.on_message = self.on_noise = self.on_state = None
 
     def send(self, msg):
         if self.connected:
             self.sent.append(msg)
+        return self.connected
+
+    def send_raw(self, data):
+        self.raw.append(data)
         return self.connected
 
     def last(self, method):
@@ -163,8 +168,31 @@ def test_an_echoing_repl_is_not_taken_for_requests_from_the_board():
         await settle()
         link.on_message(dict(link.last("initialize")))   # the REPL echoes our frame back
         assert asked == []
+        assert link.raw == [b"\r\x03"]                  # main.py is asked to run again
+        await asyncio.sleep(0.4)
+        assert link.raw == [b"\r\x03", b"\x02\x04\n"]
+        link.on_message(dict(link.last("initialize")))   # still echoing: not again so soon
+        await asyncio.sleep(0.4)
+        assert len(link.raw) == 2 and board.restarts == 1
         board.close()
     run(main())
+
+
+def test_a_board_locked_into_the_2026_era_is_restarted_unless_told_not_to():
+    for allowed in (True, False):
+        async def main():
+            link = FakeLink()
+            board = BoardSession(link, 5)
+            board.restart_boards = allowed
+            board.start()
+            await settle()
+            link.answer(link.last("initialize"), error={
+                "code": -32601, "message": "Method not found: initialize is not part of "
+                "protocol 2026-07-28", "data": {"supported": ["2026-07-28"]}})
+            await settle()
+            assert link.raw[:1] == ([b"\r\x03"] if allowed else [])
+            board.close()
+        run(main())
 
 
 def test_subscriptions_are_replayed_after_a_reset():

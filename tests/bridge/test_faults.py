@@ -1,7 +1,9 @@
 # Faults on a real pty link (socat): noise on the line, a board killed and restarted, a link torn
 # down and recreated. The bridge is never restarted, and the host only ever sees clean MCP.
+import json
 import os
 import shutil
+import sys
 import time
 
 import pytest
@@ -140,3 +142,37 @@ def test_a_micropython_board_on_the_line_killed_and_restarted(socat_board, line_
         assert client.garbage == []
     finally:
         board.kill()
+
+
+def test_a_board_left_in_the_2026_era_by_another_client_is_restarted(socat_board, line_client):
+    # An earlier client spoke 2026-07-28 to the board and went away: its serve loop now refuses
+    # initialize. The bridge ends that loop (0x03) and soft-resets the board; here a shell loop
+    # plays the firmware that runs main.py again.
+    pair, board = socat_board
+    board.kill()
+    firmware = BoardOnPty(pair.b, ["sh", "-c", 'while :; do "$0" boards/sim/main.py; done',
+                                   sys.executable])
+    firmware.start_new_session = True
+    firmware.start()
+    try:
+        fd = os.open(pair.a, os.O_RDWR | os.O_NOCTTY)
+        try:
+            meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {}}
+            os.write(fd, json.dumps({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+                                     "params": {"_meta": meta}}).encode() + b"\n")
+            answer = b""
+            end = time.monotonic() + 20
+            while b"supportedVersions" not in answer and time.monotonic() < end:
+                answer += os.read(fd, 4096)
+            assert b"supportedVersions" in answer
+        finally:
+            os.close(fd)
+        client = line_client("--port", pair.a, "--timeout", str(TIMEOUT), "--log-level", "info")
+        assert client.initialize()["serverInfo"]["name"] == "tinymcp-sim"
+        until(client, ok, 30, "calls succeed once the board was restarted")
+        assert "restarting the board's main.py" in client.stderr()
+        assert client.garbage == []
+    finally:
+        os.killpg(firmware.proc.pid, 9)
+        firmware.proc.wait(10)

@@ -29,6 +29,14 @@ def not_initialized(msg):
             and str(err.get("message", "")).startswith("Server not initialized"))
 
 
+def _other_era(msg):
+    # The board's answer to initialize when its serve loop is locked into 2026-07-28.
+    err = msg.get("error")
+    data = err.get("data") if type(err) is dict else None
+    supported = data.get("supported") if type(data) is dict else None
+    return type(supported) is list and PROTOCOL not in supported
+
+
 def _no_cbor(msg):
     err = msg.get("error")
     return (msg.get("id") is None and type(err) is dict and err.get("code") == -32700
@@ -74,6 +82,8 @@ class Pending:
 
 class BoardSession:
     init_interval = 1.0   # seconds between initialize attempts while the board is silent
+    restart_every_s = 30.0  # at most one restart of a board that does not serve per this long
+    restart_boards = True   # --no-restart: never send the board 0x03 / Ctrl-D
 
     def __init__(self, link, timeout=10.0, client_info=None, link_mode="json"):
         self.link = link
@@ -93,6 +103,8 @@ class BoardSession:
         self._probe_task = None
         self.resets = 0
         self._repl_warned = False
+        self._restarted_at = None
+        self.restarts = 0
         self.on_notification = lambda msg: None
         self.on_request = lambda msg: None
         self.on_ready = None    # async fn(): replays subscriptions etc. after each initialize
@@ -202,6 +214,25 @@ class BoardSession:
             self._repl_warned = True
             log.warning("the board seems to be at its Python REPL (%s): does its main.py "
                         "serve MCP?", why)
+        if self.state == "connected":  # not answering initialize: main.py is not serving
+            self.restart_board("it is at its REPL")
+
+    def restart_board(self, why):
+        # Run the board's main.py again: 0x03 ends a tinymcp serve loop (or clears a REPL
+        # line), then Ctrl-B leaves a raw REPL and Ctrl-D soft-resets from the friendly one;
+        # the trailing newline ends that junk as a line for a board already serving again.
+        # A board that keeps not serving is left alone between attempts.
+        if not self.restart_boards:
+            return
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if self._restarted_at is not None and now - self._restarted_at < self.restart_every_s:
+            return
+        self._restarted_at = now
+        self.restarts += 1
+        log.warning("restarting the board's main.py (%s): 0x03, then a soft reset", why)
+        self.link.send_raw(b"\r\x03")
+        loop.call_later(0.3, self.link.send_raw, b"\x02\x04\n")
 
     def _link_state(self, up):
         if up:
@@ -271,10 +302,11 @@ class BoardSession:
             if self.state != "connected":
                 return
             if "result" not in msg:
-                if not refused:  # once: a board locked into another protocol era stays so
-                    log.error("board refused initialize: %s (if an earlier client spoke "
-                              "2026-07-28 to it, reset the board)", msg.get("error"))
+                if not refused:
+                    log.error("board refused initialize: %s", msg.get("error"))
                 refused = True
+                if _other_era(msg):  # an earlier client locked it into 2026-07-28
+                    self.restart_board("an earlier client left it speaking 2026-07-28 only")
                 await asyncio.sleep(self.init_interval)
                 continue
             offer = self._take_offer(msg["result"])

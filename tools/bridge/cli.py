@@ -50,6 +50,9 @@ def build_parser():
     p.add_argument("--link", default="json", choices=("json", "auto", "cbor"),
                    help="frames on the board link: json lines (default, readable), auto (CBOR "
                         "with CRC when the board offers it), cbor (the same, warning if not)")
+    p.add_argument("--no-restart", action="store_true",
+                   help="never restart a board that does not serve (at its REPL, or left in "
+                        "the 2026-07-28 era by another client) with 0x03 and a soft reset")
     p.add_argument("--log-level", default="warning",
                    choices=("debug", "info", "warning", "error"), help="stderr log level")
     p.add_argument("--demo", action="store_true",
@@ -163,6 +166,7 @@ async def run(args, device, port, sim, http, sock, demo):
         loop.add_signal_handler(sig, stopping.set)
     link = Link(device, args.baud, port)
     board = BoardSession(link, args.timeout, link_mode=args.link)
+    board.restart_boards = not args.no_restart
     hub = Hub(board)
     tasks = [loop.create_task(link.run())]
     if sim is not None:

@@ -290,6 +290,14 @@ class Link:
         self._flush()
         return True
 
+    def send_raw(self, data):
+        # Bytes for the board's REPL rather than its MCP server (0x03, Ctrl-D): no framing.
+        if self.port is None:
+            return False
+        self._out += data
+        self._flush()
+        return True
+
     def _flush(self):
         port = self.port
         if port is None:
