@@ -209,14 +209,15 @@ def test_http_notifications_turn_the_answer_into_an_sse_stream(http_bridge):
     params = modern({"name": "test_tool_with_progress", "arguments": {}})
     params["_meta"]["progressToken"] = "tok"
     got = post(url, "tools/call", params, name="test_tool_with_progress")
-    assert got.headers["content-type"].startswith("text/event-stream")
+    seen = "%s\n%s\n%s" % (got.headers, got.text[-2000:], bridge.stderr()[-2000:])
+    assert got.headers["content-type"].startswith("text/event-stream"), seen
     events = [json.loads(line[len("data: "):]) for line in got.text.splitlines()
               if line.startswith("data: ")]
-    assert [e["params"]["progress"] for e in events[:-1]] == [0, 50, 100]
-    assert all(e["params"]["progressToken"] == "tok" for e in events[:-1])
-    assert events[-1]["id"] == 1 and events[-1]["result"]["resultType"] == "complete"
+    assert [e["params"]["progress"] for e in events[:-1]] == [0, 50, 100], seen
+    assert all(e["params"]["progressToken"] == "tok" for e in events[:-1]), seen
+    assert events[-1]["id"] == 1 and events[-1]["result"]["resultType"] == "complete", seen
     plain = post(url, "tools/list", modern())
-    assert plain.headers["content-type"].startswith("application/json")
+    assert plain.headers["content-type"].startswith("application/json"), plain.text[-2000:]
 
 
 def test_a_refused_probe_leaves_the_handshake_open(client):
