@@ -210,3 +210,27 @@ def test_requests_piped_from_a_file_are_all_answered(tmp_path):
     assert [r["id"] for r in replies] == [0, 1]
     assert replies[0]["result"]["protocolVersion"] == "2025-06-18"
     assert "volts" in replies[1]["result"]["structuredContent"]
+
+
+def test_an_older_host_gets_only_the_fields_its_version_defines(line_client):
+    client = line_client("--sim")
+    init = client.request("initialize", {"protocolVersion": "2025-03-26", "capabilities": {}})
+    assert init["result"]["protocolVersion"] == "2025-03-26"
+    assert "title" not in init["result"]["serverInfo"]
+    client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    tools = client.request("tools/list")["result"]["tools"]
+    assert tools and all("outputSchema" not in t and "title" not in t for t in tools)
+    assert all("annotations" in t for t in tools)          # 2025-03-26 has annotations
+    called = client.call("read_adc", channel=1)["result"]
+    assert "structuredContent" not in called
+    assert '"raw"' in called["content"][0]["text"]          # the text mirror carries the value
+    resources = client.request("resources/list")["result"]["resources"]
+    assert all("title" not in r for r in resources)
+
+
+def test_a_2024_host_gets_no_annotations(line_client):
+    client = line_client("--sim")
+    client.request("initialize", {"protocolVersion": "2024-11-05", "capabilities": {}})
+    client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    tools = client.request("tools/list")["result"]["tools"]
+    assert tools and all("annotations" not in t for t in tools)

@@ -6,6 +6,7 @@ import logging
 
 from tinymcp.server import LEVELS, VERSIONS
 
+from tinymcp.host.bridge.fit import fit_initialize, fit_result
 from tinymcp.host.bridge.host import (HostSession, err, INVALID_PARAMS, INVALID_REQUEST,
                                       METHOD_NOT_FOUND)
 from tinymcp.host.bridge.modern import Modern, is_modern
@@ -110,6 +111,7 @@ class Hub:
                 self.subs.setdefault(params.get("uri"), set()).add(session)
             elif method == "tools/list":
                 self._learn_tools(reply["result"])
+            reply = dict(reply, result=fit_result(method, reply["result"], session.version))
         return reply
 
     async def forward(self, session, rid, method, params, owner=None):
@@ -193,7 +195,7 @@ class Hub:
             result["instructions"] = init["instructions"]
         if not init:
             log.warning("answering initialize for %s before the board answered", session.label)
-        return {"result": result}
+        return {"result": fit_initialize(result, session.version)}
 
     def host_notification(self, session, method, params):
         if method == "notifications/initialized":
