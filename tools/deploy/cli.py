@@ -13,9 +13,10 @@ from tinymcp.host.deploy.manifest import write_manifests
 from tinymcp.host.deploy.mpy import DEFAULT_MPY, MPY_VERSIONS, build, print_sizes
 
 
-def deploy(root, board, port, baud, build_dir, mpy_version, hard_reset=False, out=None, extra=()):
+def deploy(root, board, port, baud, build_dir, mpy_version, hard_reset=False, out=None, extra=(),
+           source_lines=True):
     out = out or sys.stdout
-    made, how = build(root, board, build_dir, mpy_version, extra)
+    made, how = build(root, board, build_dir, mpy_version, extra, source_lines)
     out.write("%s: %d files (%s), .mpy v%s, in %s\n" % (board, len(made), how, mpy_version, build_dir))
     files = []   # (device path, size, bytes), main.py last
     for dest, size, _src in made:
@@ -97,6 +98,8 @@ def main(argv=None):
                    help="machine.reset() after copying instead of a soft reboot")
     p.add_argument("--link", choices=("json", "cbor"), default="json",
                    help="cbor: also ship the CBOR link mode (tinymcp-bridge --link auto|cbor)")
+    p.add_argument("--no-source-lines", action="store_true",
+                   help="leave line numbers out of the .mpy files (about 7%% smaller)")
     p.add_argument("--manifests", action="store_true", help="rewrite the mip package*.json files")
     p.add_argument("--root", help=argparse.SUPPRESS)
     try:
@@ -114,15 +117,18 @@ def main(argv=None):
         if a.dry_run:
             if not a.build:
                 raise DeployError("--dry-run needs --build DIR")
-            made, how = build(root, a.board, a.build, a.mpy_version, extra)
+            made, how = build(root, a.board, a.build, a.mpy_version, extra,
+                              not a.no_source_lines)
             print("%s: %d files (%s), .mpy v%s, in %s" % (a.board, len(made), how, a.mpy_version, a.build))
             print_sizes(made)
             return 0
         if a.build:
-            deploy(root, a.board, a.port, a.baud, a.build, a.mpy_version, a.hard_reset, extra=extra)
+            deploy(root, a.board, a.port, a.baud, a.build, a.mpy_version, a.hard_reset, extra=extra,
+                   source_lines=not a.no_source_lines)
         else:
             with tempfile.TemporaryDirectory() as tmp:
-                deploy(root, a.board, a.port, a.baud, tmp, a.mpy_version, a.hard_reset, extra=extra)
+                deploy(root, a.board, a.port, a.baud, tmp, a.mpy_version, a.hard_reset,
+                       extra=extra, source_lines=not a.no_source_lines)
         return 0
     except DeployError as e:
         sys.stdout.flush()
