@@ -118,6 +118,27 @@ def test_the_cbor_link_mode_ships_only_when_asked(repo, tmp_path):
     assert set(tree(cbor)) == set(tree(plain)) | link
 
 
+def test_a_handshake_only_tree_serves_and_sends_modern_clients_back_to_initialize(repo, tmp_path):
+    out = tmp_path / "lean"
+    assert main(["--board", "sim", "--dry-run", "--build", str(out), "--root", repo,
+                 "--handshake-only"]) == 0
+    assert "tinymcp/modern.mpy" not in tree(out)
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}
+    frames = [{"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}},
+              {"jsonrpc": "2.0", "id": 2, "method": "initialize",
+               "params": {"protocolVersion": "2025-11-25", "capabilities": {}}},
+              {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}]
+    run = subprocess.run([MICROPYTHON, "main.py"], cwd=str(out), timeout=60,
+                         input="".join(json.dumps(f) + "\n" for f in frames).encode(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=dict(os.environ, MICROPYPATH="."))
+    answers = [json.loads(line) for line in run.stdout.splitlines()]
+    assert answers[0]["error"]["code"] == -32601
+    assert answers[1]["result"]["protocolVersion"] == "2025-11-25"
+    assert len(answers[2]["result"]["tools"]) == 3
+
+
 def test_no_source_lines_makes_every_file_smaller(repo, tmp_path):
     full, lean = tmp_path / "full", tmp_path / "lean"
     assert main(["--board", "rpi_pico", "--dry-run", "--build", str(full), "--root", repo]) == 0

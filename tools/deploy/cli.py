@@ -8,15 +8,15 @@ import time
 from tinymcp.host.deploy import DeployError
 from tinymcp.host.deploy import board as board_end
 from tinymcp.host.deploy.board import Board, check_mpy, check_space, find_port, plan, probe_port, verify
-from tinymcp.host.deploy.files import CBOR_LINK, boards, repo_root
+from tinymcp.host.deploy.files import CBOR_LINK, MODERN, boards, repo_root
 from tinymcp.host.deploy.manifest import write_manifests
 from tinymcp.host.deploy.mpy import DEFAULT_MPY, MPY_VERSIONS, build, print_sizes
 
 
 def deploy(root, board, port, baud, build_dir, mpy_version, hard_reset=False, out=None, extra=(),
-           source_lines=True):
+           source_lines=True, leave_out=()):
     out = out or sys.stdout
-    made, how = build(root, board, build_dir, mpy_version, extra, source_lines)
+    made, how = build(root, board, build_dir, mpy_version, extra, source_lines, leave_out)
     out.write("%s: %d files (%s), .mpy v%s, in %s\n" % (board, len(made), how, mpy_version, build_dir))
     files = []   # (device path, size, bytes), main.py last
     for dest, size, _src in made:
@@ -100,6 +100,9 @@ def main(argv=None):
                    help="cbor: also ship the CBOR link mode (tinymcp-bridge --link auto|cbor)")
     p.add_argument("--no-source-lines", action="store_true",
                    help="leave line numbers out of the .mpy files (about 7%% smaller)")
+    p.add_argument("--handshake-only", action="store_true",
+                   help="leave out the 2026-07-28 era (tinymcp/modern): clients fall back to "
+                        "initialize, the bridge never needs it")
     p.add_argument("--manifests", action="store_true", help="rewrite the mip package*.json files")
     p.add_argument("--root", help=argparse.SUPPRESS)
     try:
@@ -114,21 +117,22 @@ def main(argv=None):
         if not a.board:
             raise DeployError("--board is required (boards: %s)" % ", ".join(boards(root)))
         extra = CBOR_LINK if a.link == "cbor" else ()
+        leave_out = (MODERN,) if a.handshake_only else ()
         if a.dry_run:
             if not a.build:
                 raise DeployError("--dry-run needs --build DIR")
             made, how = build(root, a.board, a.build, a.mpy_version, extra,
-                              not a.no_source_lines)
+                              not a.no_source_lines, leave_out)
             print("%s: %d files (%s), .mpy v%s, in %s" % (a.board, len(made), how, a.mpy_version, a.build))
             print_sizes(made)
             return 0
         if a.build:
             deploy(root, a.board, a.port, a.baud, a.build, a.mpy_version, a.hard_reset, extra=extra,
-                   source_lines=not a.no_source_lines)
+                   source_lines=not a.no_source_lines, leave_out=leave_out)
         else:
             with tempfile.TemporaryDirectory() as tmp:
                 deploy(root, a.board, a.port, a.baud, tmp, a.mpy_version, a.hard_reset,
-                       extra=extra, source_lines=not a.no_source_lines)
+                       extra=extra, source_lines=not a.no_source_lines, leave_out=leave_out)
         return 0
     except DeployError as e:
         sys.stdout.flush()

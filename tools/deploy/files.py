@@ -136,9 +136,14 @@ def _trace(root, board):
 CBOR_LINK = ("tinymcp/cborlink.py", "tinymcp/cbor.py")
 
 
-def board_files(root, board, extra=()):
+# The stateless 2026-07-28 era: a board without it answers such requests with -32601 and
+# clients fall back to initialize (the bridge always speaks the handshake era to a board).
+MODERN = "tinymcp/modern.py"
+
+
+def board_files(root, board, extra=(), leave_out=()):
     # -> (sorted repo-relative .py files the board runs, how they were found); extra: more
-    # modules to ship (and what they import), e.g. CBOR_LINK.
+    # modules to ship (and what they import), e.g. CBOR_LINK; leave_out: modules not to ship.
     main = "boards/%s/main.py" % board
     if not os.path.isfile(os.path.join(root, main)):
         raise DeployError("no board %r (boards: %s)" % (board, ", ".join(boards(root))))
@@ -156,7 +161,7 @@ def board_files(root, board, extra=()):
     start.append(main)
     start.extend(extra)
     start.extend(_serve_path(root, board))
-    files = _closure(root, start, board_dir, everywhere)
+    files = _closure(root, start, board_dir, everywhere) - set(leave_out)
     return sorted(files), how
 
 

@@ -45,10 +45,11 @@ def mpy_header(data):
     return str(data[1])
 
 
-def build(root, board, out_dir, mpy_version=DEFAULT_MPY, extra=(), source_lines=True):
+def build(root, board, out_dir, mpy_version=DEFAULT_MPY, extra=(), source_lines=True,
+          leave_out=()):
     # Write the board's tree to out_dir: main.py as source, the rest as .mpy in its package
     # layout. -> [(device path, bytes, source bytes)] in copy order (main.py last).
-    files, how = board_files(root, board, extra)
+    files, how = board_files(root, board, extra, leave_out)
     cross_args = mpy_cross_args(mpy_version)
     if not source_lines:  # about 7% smaller; tracebacks then name functions but no lines
         cross_args = cross_args + ["-X", "no-source-lines"]
