@@ -7,7 +7,7 @@
 # requested uri and an application/octet-stream mimeType: the bridge restores them all.
 # Loaded by the channel when the first frame starting with a byte >= 0x80 arrives.
 from tinymcp import cbor, jsonrpc
-from tinymcp.jsonrpc import RpcError, PARSE_ERROR, INVALID_REQUEST, INTERNAL_ERROR
+from tinymcp.jsonrpc import RpcError, PARSE_ERROR, INVALID_REQUEST
 
 # CRC-32 (IEEE, as zlib) a nibble at a time: 16 table entries, for ports without binascii.crc32.
 _TABLE = (0x00000000, 0x1DB71064, 0x3B6E20C8, 0x26D930AC, 0x76DC4190, 0x6B6B51F4, 0x4DB26158,
@@ -230,19 +230,14 @@ class CborLink:
         rid = msg["id"]
         uri = params["uri"]
         try:
-            res, variables = server.resources.lookup(uri)
-            value = res.fn(**variables)
+            res, value = server.resources.fetch(uri)
         except RpcError as e:
             err = {"code": e.code, "message": e.message}
             if e.data is not None:
                 err["data"] = e.data
             self.send({"id": rid, "error": err})
             return True
-        except Exception as e:
-            self.send({"id": rid, "error": {"code": INTERNAL_ERROR, "message": "Internal error: "
-                                            + (str(e) or e.__class__.__name__)}})
-            return True
-        if type(value) in (bytes, bytearray, memoryview):
+        if type(value) in jsonrpc.BINARY:
             # Without the request's own uri and the default mimeType: the bridge restores both.
             item = {"blob": value}
             if res.mime and res.mime != _OCTETS:

@@ -15,6 +15,9 @@ INTERNAL_ERROR = const(-32603)
 RESOURCE_NOT_FOUND = const(-32002)
 
 
+BINARY = (bytes, bytearray, memoryview)  # built once: a tuple display in a test allocates
+
+
 class RpcError(Exception):
     # Raised by a handler to answer with a JSON-RPC error instead of a result.
     def __init__(self, code, message, data=None):

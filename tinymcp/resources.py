@@ -1,5 +1,5 @@
 # Resources: exact URIs and RFC 6570 level-1 templates, matched as strings (never as paths).
-from tinymcp.jsonrpc import RpcError, INTERNAL_ERROR, RESOURCE_NOT_FOUND, dumps
+from tinymcp.jsonrpc import BINARY, RpcError, INTERNAL_ERROR, RESOURCE_NOT_FOUND, text
 from tinymcp.server import describe_head
 
 try:
@@ -132,15 +132,19 @@ class Resources:
                 return res
         return None
 
-    def read(self, uri):
+    def fetch(self, uri):
+        # -> (resource, what its function returned); a failing read is an RpcError naming it.
         res, variables = self.lookup(uri)
         try:
-            value = res.fn(**variables)
+            return res, res.fn(**variables)
         except RpcError:
             raise
         except Exception as e:  # a sensor fault: its advice, not "Internal error"
             why = str(e) or e.__class__.__name__
             raise RpcError(INTERNAL_ERROR, "Reading " + uri + " failed: " + why, {"uri": uri})
+
+    def read(self, uri):
+        res, value = self.fetch(uri)
         if type(value) is list and value and type(value[0]) is dict and "uri" in value[0]:
             return {"contents": value}  # the resource built its own contents
         return {"contents": [content(uri, value, res.mime)]}
@@ -153,10 +157,10 @@ def content(uri, value, mime=None):
         if mime:
             item["mimeType"] = mime
         item["text"] = value
-    elif type(value) in (bytes, bytearray, memoryview):
+    elif type(value) in BINARY:
         item["mimeType"] = mime or "application/octet-stream"
         item["blob"] = b2a_base64(value).decode().rstrip("\n")
     else:
         item["mimeType"] = mime or "application/json"
-        item["text"] = dumps(value).decode()
+        item["text"] = text(value)
     return item

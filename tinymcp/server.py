@@ -462,7 +462,7 @@ def _base64_data(result):
     blocks = result["content"]
     for i in range(len(blocks)):
         block = blocks[i]
-        if type(block) is dict and type(block.get("data")) in (bytes, bytearray, memoryview):
+        if type(block) is dict and type(block.get("data")) in jsonrpc.BINARY:
             from binascii import b2a_base64
             if blocks is result["content"]:  # copies: the tool's own list stays as it gave it
                 result = dict(result)

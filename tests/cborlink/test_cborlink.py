@@ -31,6 +31,10 @@ def board():
     server.resource("blob://all", "all bytes", mime="application/octet-stream")(
         lambda: bytes(range(256)) * 4)
     server.resource("text://hi", "text")(lambda: "hi")
+
+    @server.resource("sensor://broken", "broken")
+    def broken():
+        raise OSError("no answer on the I2C bus: check the wiring")
     return server
 
 
@@ -178,6 +182,15 @@ def test_errors_and_unknown_resources_are_cbor_errors():
     assert out[1] == ("cbor", {"id": 1, "error": out[1][1]["error"]})
     assert out[1][1]["error"]["code"] == -32601
     assert out[2][1]["error"]["code"] == -32002
+
+
+def test_a_failing_read_is_the_same_cbor_error_as_on_the_json_path():
+    reason, out, _ = serve([INIT, cframe("resources/read", {"uri": "sensor://broken"}, id=1),
+                            jframe("resources/read", {"uri": "sensor://broken"}, id=2)])
+    assert out[1][0] == "cbor" and out[2][0] == "json"
+    assert out[1][1]["error"] == out[2][1]["error"]
+    assert out[1][1]["error"]["message"] == ("Reading sensor://broken failed: no answer on the "
+                                             "I2C bus: check the wiring")
 
 
 def test_notifications_follow_the_kind_of_the_last_frame():
