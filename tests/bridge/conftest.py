@@ -10,6 +10,7 @@ import tempfile
 import threading
 import time
 
+import anyio
 import pytest
 
 from tests.needs import missing
@@ -153,6 +154,23 @@ def line_client():
     yield make
     for client in clients:
         client.stop()
+
+
+# -- the SDK client's side -------------------------------------------------------------------
+
+class Updates:
+    # A message_handler that keeps resources/updated notifications.
+    def __init__(self):
+        self.uris = []
+        self.event = anyio.Event()
+
+    async def __call__(self, message):
+        root = getattr(message, "root", message)
+        method = getattr(root, "method", None)
+        if method == "notifications/resources/updated":
+            self.uris.append(str(root.params.uri))
+            self.event.set()
+
 
 
 # -- socat: a real pty pair, the board on one end, the bridge on the other ------------------

@@ -5,23 +5,9 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.bridge.conftest import REPO, TESTBOARD, bridge_script, clean_env
+from tests.bridge.conftest import REPO, TESTBOARD, Updates, bridge_script, clean_env
 
 CONTRACT_TOOLS = {"read_temperature": {}, "read_adc": {"channel": 1}, "set_led": {"on": True}}
-
-
-class Updates:
-    # A message_handler that keeps resources/updated notifications.
-    def __init__(self):
-        self.uris = []
-        self.event = anyio.Event()
-
-    async def __call__(self, message):
-        root = getattr(message, "root", message)
-        method = getattr(root, "method", None)
-        if method == "notifications/resources/updated":
-            self.uris.append(str(root.params.uri))
-            self.event.set()
 
 
 async def exercise(client, updates):

@@ -10,12 +10,17 @@ sys.path.insert(0, REPO)
 from tinymcp.schema import number  # noqa: E402
 
 
-def build():
+def sim_server():
+    # boards/sim/main.py's build(), loaded by path (the test boards run as scripts).
     spec = importlib.util.spec_from_file_location("sim_main", os.path.join(REPO, "boards", "sim",
                                                                            "main.py"))
     sim = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(sim)
-    server = sim.build()
+    return sim.build()
+
+
+def build():
+    server = sim_server()
 
     @server.tool("chatty", "Prints REPL-like noise onto the line, then answers.", read_only=True)
     def chatty():

@@ -6,18 +6,14 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, REPO)
 
 from tinymcp.schema import string  # noqa: E402
+from tests.bridge.testboard import sim_server  # noqa: E402
 
 KIB = bytes((i * 7 + 3) % 256 for i in range(1024))  # every special byte value occurs
 PIXELS = bytes(range(256)) * 2
 
 
 def build():
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("sim_main", os.path.join(REPO, "boards", "sim",
-                                                                           "main.py"))
-    sim = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(sim)
-    server = sim.build()
+    server = sim_server()
 
     @server.tool("echo", "Returns its text.", inputs={"text": string("anything")},
                  outputs={"text": string()}, read_only=True)

@@ -10,23 +10,11 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.bridge.conftest import REPO, bridge_script, clean_env
+from tests.bridge.conftest import REPO, Updates, bridge_script, clean_env
 from tests.bridge_cbor.binboard import KIB, PIXELS
 
 BOARD = os.path.join(REPO, "tests", "bridge_cbor", "binboard.py")
 TEXT = "grüße \n\x03\x04\x10 {\"a\": [1, 2]} ✓"
-
-
-class Updates:
-    def __init__(self):
-        self.uris = []
-        self.event = anyio.Event()
-
-    async def __call__(self, message):
-        root = getattr(message, "root", message)
-        if getattr(root, "method", None) == "notifications/resources/updated":
-            self.uris.append(str(root.params.uri))
-            self.event.set()
 
 
 def run_session(link, errpath, mode="legacy"):

@@ -4,7 +4,7 @@ import json
 from tinymcp import Server, cbor, cborlink
 from tinymcp.channel import Channel
 from tinymcp.schema import integer, number
-from tests.core.support import FakeStream
+from tests.core.support import FakeStream, frame
 
 SPECIAL = (3, 4, 10)
 
@@ -39,12 +39,7 @@ def board():
 
 
 def jframe(method, params=None, id=1):
-    msg = {"jsonrpc": "2.0", "method": method}
-    if id is not None:
-        msg["id"] = id
-    if params is not None:
-        msg["params"] = params
-    return json.dumps(msg).encode() + b"\n"
+    return frame(method, params, id) + b"\n"
 
 
 def cframe(method, params=None, id=1):
