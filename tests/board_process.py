@@ -77,8 +77,9 @@ class BoardProcess:
         self.send(msg)
         return self.response(self.next_id, timeout)
 
-    def initialize(self, version="2025-11-25"):
-        res = self.request("initialize", {"protocolVersion": version, "capabilities": {},
+    def initialize(self, version="2025-11-25", capabilities=None):
+        res = self.request("initialize", {"protocolVersion": version,
+                                          "capabilities": capabilities or {},
                                           "clientInfo": {"name": "tests", "version": "0"}})
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return res

@@ -17,9 +17,6 @@ _OFF = len(core.LEVELS)  # no notifications/message unless the request asks for 
 # Methods of the handshake era that this one dropped (subscribe became subscriptions/listen).
 _REMOVED = ("initialize", "ping", "logging/setLevel", "resources/subscribe",
             "resources/unsubscribe")
-# What the client must have declared before the server may ask it something.
-_NEEDS = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling",
-          "roots/list": "roots"}
 _LISTEN_FLAGS = (("toolsListChanged", "tools"), ("promptsListChanged", "prompts"),
                  ("resourcesListChanged", "resources"))
 
@@ -158,7 +155,7 @@ class Modern:
         if self.params is None:
             raise RpcError(INTERNAL_ERROR, method + " can only be asked during tools/call, "
                            "prompts/get or resources/read")
-        need = _NEEDS.get(method)
+        need = core.CLIENT_NEEDS.get(method)
         if need is None:
             raise RpcError(INTERNAL_ERROR, method + " is not something a server can ask a client")
         if self.asked == 0:

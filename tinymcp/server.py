@@ -8,6 +8,9 @@ VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 LATEST = VERSIONS[0]
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 MODERN_KEY = "io.modelcontextprotocol/protocolVersion"  # in _meta: a 2026-07-28 request
+# What a client must have declared before the server may ask it something.
+CLIENT_NEEDS = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling",
+                "roots/list": "roots"}
 _EMPTY = b"{}"
 _NO_PARAMS = {}
 _RESULT = object()  # marks "a result is ready" inside respond()
@@ -115,7 +118,6 @@ class Server:
 
     def _reset_session(self):
         self.initialized = False   # initialize answered: requests are served
-        self.ready = False         # notifications/initialized received
         self.version = None
         self.era = len(VERSIONS) - 1
         self.client_capabilities = {}
@@ -234,6 +236,11 @@ class Server:
             return self.modern.request(method, params)
         if self.pump is None:
             raise RpcError(INTERNAL_ERROR, "no client connection to send " + method)
+        need = CLIENT_NEEDS.get(method)
+        if need is not None and need not in self.client_capabilities:
+            # Asking anyway would only wait out the timeout for an answer that cannot come.
+            raise RpcError(INVALID_REQUEST, "the client did not declare the " + need
+                           + " capability, so it cannot be asked " + method)
         self._next_id += 1
         rid = self._next_id
         self._waiting[rid] = None
@@ -399,8 +406,6 @@ class Server:
                 self.ctx._cancelled = True
             elif self.modern is not None:
                 self.modern.cancel(rid)  # may end a subscriptions/listen stream
-        elif method == "notifications/initialized":
-            self.ready = True
 
     # -- helpers for handlers ------------------------------------------------------------
 

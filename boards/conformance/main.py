@@ -217,8 +217,5 @@ def _prompts(server):
 
 
 if __name__ == "__main__":
-    import gc
     from ports import serve
-    server = build()
-    gc.collect()
-    serve(server)
+    serve(build())  # the MicroPython port collects garbage before its line buffer

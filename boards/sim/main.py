@@ -63,9 +63,6 @@ class SimWorld:
         return v + random.uniform(-0.003, 0.003)
 
 
-SimBoard = SimWorld  # the name this class had before the drivers (used by tools/bench_support)
-
-
 def build(world=None, bench=None):
     # bench: also wire the I2C bench (BME280, SHT3x, bus scan) and the allow-listed GPIO/PWM
     # pins. Off by default so the board shows exactly the CONTRACT surface; on with
@@ -106,8 +103,5 @@ def _env(name):
 
 
 if __name__ == "__main__":
-    import gc
     from ports import serve
-    server = build()
-    gc.collect()  # compiling the modules fragments the heap; the serve loop wants 4 KB whole
-    serve(server)
+    serve(build())  # the MicroPython port collects garbage before its line buffer

@@ -20,7 +20,8 @@ RUNTIMES = ["python", pytest.param("micropython", marks=pytest.mark.skipif(
 @pytest.fixture(params=RUNTIMES)
 def board(request):
     proc = BoardProcess(request.param, board="conformance")
-    proc.initialize()
+    # a client that answers the board's questions, as the suite's does
+    proc.initialize(capabilities={"sampling": {}, "elicitation": {}, "roots": {}})
     yield proc
     proc.close()
 

@@ -71,8 +71,9 @@ def slow_server(log):
     return server
 
 
-def session_frames(*extra):
-    init = frame("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}, id=0)
+def session_frames(*extra, capabilities=None):
+    init = frame("initialize", {"protocolVersion": "2025-11-25",
+                                "capabilities": capabilities or {}}, id=0)
     return [init + b"\n", frame("notifications/initialized", id=None) + b"\n"] + list(extra)
 
 
@@ -134,7 +135,7 @@ def test_a_tool_can_ask_the_client_and_gets_the_answer_routed_back():
 
     reply = b'{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"42"}}}\n'
     stream = FakeStream(session_frames(frame("tools/call", {"name": "ask"}, id="q") + b"\n",
-                                       None, reply))
+                                       None, reply, capabilities={"sampling": {}}))
     Channel(server, stream).run()
     sent = stream.sent
     assert sent[1]["method"] == "sampling/createMessage" and sent[1]["id"] == 1
@@ -151,10 +152,27 @@ def test_a_client_error_answer_becomes_the_tool_error():
         return "unreachable"
 
     reply = b'{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"user declined"}}\n'
-    stream = FakeStream(session_frames(frame("tools/call", {"name": "ask"}, id=3) + b"\n", reply))
+    stream = FakeStream(session_frames(frame("tools/call", {"name": "ask"}, id=3) + b"\n", reply,
+                                       capabilities={"elicitation": {}}))
     Channel(server, stream).run()
     res = stream.sent[-1]["result"]
     assert res["isError"] is True and "user declined" in res["content"][0]["text"]
+
+
+def test_a_client_that_cannot_be_asked_is_not_asked():
+    server = Server("ask", "0")
+
+    @server.tool("ask", "Asks the client's model", ctx=True)
+    def ask(ctx):
+        ctx.request("sampling/createMessage", {"messages": [], "maxTokens": 10})
+        return "unreachable"
+
+    stream = FakeStream(session_frames(frame("tools/call", {"name": "ask"}, id=4) + b"\n",
+                                       capabilities={"elicitation": {}}))
+    Channel(server, stream).run()
+    assert [m.get("method") for m in stream.sent] == [None, None]  # no request went out
+    res = stream.sent[-1]["result"]
+    assert res["isError"] is True and "sampling capability" in res["content"][0]["text"]
 
 
 def completion_server():
