@@ -1,6 +1,4 @@
 # Bad input on the board's real stdio, on both runtimes: each answered, then a normal request works.
-import json
-
 import pytest
 
 from tests.board_process import BoardProcess

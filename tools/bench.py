@@ -12,7 +12,6 @@ import argparse
 import json
 import os
 import platform
-import re
 import select
 import shutil
 import statistics

@@ -1,8 +1,6 @@
 # Conformance test helpers: the official suite (.ci/install-conformance) and the bridge fixtures.
 import os
 
-import pytest
-
 from tests.bridge.conftest import NODE_PREFIX, REPO, http_bridge, line_client  # noqa: F401
 from tests.needs import missing
 

@@ -1,7 +1,7 @@
 # Resources: exact URIs and templates (no path semantics), reads, subscriptions, list changes.
 import binascii
 
-from tests.core.support import error, frame, initialize, notifications, result
+from tests.core.support import error, initialize, notifications, result
 from tinymcp import Server
 
 

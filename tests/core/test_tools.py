@@ -1,7 +1,7 @@
 # Tools: declared schemas, validation as isError results, structured output, pagination.
 from tests.core.support import demo_server, error, frame, initialize, notifications, result
 from tinymcp import Server
-from tinymcp.schema import array, boolean, integer, number, obj, string
+from tinymcp.schema import array, boolean, integer, number, obj
 
 
 def ready(version="2025-11-25"):

@@ -1,6 +1,4 @@
 # Logging, progress, cancellation, completion and server-to-client requests.
-import json
-
 from tests.core.support import FakeStream, error, frame, initialize, notifications, result
 from tinymcp import Server
 from tinymcp.channel import Channel

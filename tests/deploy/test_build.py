@@ -2,7 +2,6 @@
 import ast
 import json
 import os
-import shutil
 import subprocess
 import sys
 
