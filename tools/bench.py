@@ -635,7 +635,7 @@ def rows_for(results):
                          ("SDK %d + %d B, %.1f ms" % (sizes["sdk"][0], sizes["sdk"][1], sizes["sdk_ms"])
                           if sizes.get("sdk") else ""), "", ""))
     if results.get("g"):
-        from tinymcp.host.bench_link import rows as link_rows
+        from bench_link import rows as link_rows
         rows += link_rows(results["g"])
     return rows
 
@@ -796,7 +796,7 @@ def main(argv=None):
             wire[method] = entry
         results["f"] = wire
     if "g" in args.only:
-        from tinymcp.host.bench_link import link_sizes
+        from bench_link import link_sizes
         step("g", "JSON lines versus CBOR link frames", link_sizes)
     took = time.perf_counter() - started
     rows, text = report(results, command, took)

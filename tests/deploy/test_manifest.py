@@ -88,3 +88,23 @@ def test_mpremote_mip_install_puts_the_core_on_a_board(repo, make_board):
     for src in listed:
         with open(os.path.join(repo, src), "rb") as f:
             assert installed[src] == f.read(), src
+
+
+def test_host_programs_never_reach_a_board(repo):
+    # tinymcp/host/ is CPython-only: no board's file set, mip manifest or traced build has it.
+    for name in manifest_names(repo):
+        assert not [src for _dest, src in load(repo, name)["urls"] if src.startswith("tinymcp/host/")]
+    for board in boards(repo):
+        files, _how = board_files(repo, board)
+        assert not [f for f in files if f.startswith("tinymcp/host/")], board
+
+
+def test_only_tinymcp_is_installed(repo):
+    # setup.cfg's package list: tinymcp and its subpackages (the host programs among them), no
+    # top-level "tools" or "tests".
+    from setuptools import find_packages
+    packages = find_packages(repo, include=["tinymcp", "tinymcp.*"])
+    assert "tinymcp.host.bridge" in packages and "tinymcp.host.deploy" in packages
+    with open(os.path.join(repo, "setup.cfg")) as f:
+        assert "include = tinymcp, tinymcp.*" in f.read()
+    assert not os.path.exists(os.path.join(repo, "tools", "__init__.py"))

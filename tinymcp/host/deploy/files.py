@@ -10,7 +10,7 @@ import tempfile
 from tinymcp.host.deploy import DeployError
 
 ROOT_PACKAGES = ("tinymcp", "ports")   # what a board imports from the repo, besides its own dir
-HOST_ONLY = ("ports/cpython/",)        # never shipped: the CPython glue
+HOST_ONLY = ("ports/cpython/", "tinymcp/host/")   # never shipped: CPython-only code
 
 
 def repo_root(start=None):
@@ -24,7 +24,7 @@ def repo_root(start=None):
         if parent == here:
             break
         here = parent
-    mine = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    mine = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
     if os.path.isdir(os.path.join(mine, "boards")):
         return mine
     raise DeployError("no tinymcp checkout here (boards/ not found): run from the repo root")

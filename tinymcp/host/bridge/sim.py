@@ -12,7 +12,7 @@ from tinymcp.host.bridge.link import open_port, PortError
 
 log = logging.getLogger("tinymcp.bridge.sim")
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def find_board(name):

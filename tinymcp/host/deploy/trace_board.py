@@ -92,7 +92,7 @@ def main():
         where = getattr(module, "__file__", None)
         if isinstance(where, str) and where.endswith(".py"):
             rel = os.path.relpath(where, root).replace(os.sep, "/")
-            if rel.startswith(ours):
+            if rel.startswith(ours) and not rel.startswith("tinymcp/host/"):  # this tracer
                 files.append(rel)
     with open(out, "w") as f:
         json.dump({"files": sorted(files),

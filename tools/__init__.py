@@ -1,1 +1,0 @@
-# Host programs (CPython only), installed as tinymcp.host: the bridge, deploy, benchmarks.
