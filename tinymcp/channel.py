@@ -5,14 +5,25 @@
 # a frame, and .end() which ends the frame with b"\n" and flushes.
 from tinymcp import framing
 from tinymcp.clock import ticks_ms, ticks_diff
-from tinymcp.jsonrpc import error_frame, INVALID_REQUEST, PARSE_ERROR
+from tinymcp.jsonrpc import error_frame
+from tinymcp.protocol import (INVALID_REQUEST, PARSE_ERROR, REASON, FRAME_TOO_LONG,
+                              LINK_UNAVAILABLE)
 
 NO_CBOR = "Parse error: CBOR frames need tinymcp/cborlink.py, which this board lacks"
 
 
+def _cbor_link():
+    # tinymcp.cborlink.CborLink, or None on a board deployed without the CBOR link mode.
+    try:
+        from tinymcp.cborlink import CborLink
+        return CborLink
+    except ImportError:
+        return None
+
+
 class Channel:
     poll_ms = 200  # how often subscribed resources are checked for changes
-    link_modes = {"cbor": True}  # CBOR frames (tinymcp/cborlink.py) accepted too; None: JSON only
+    cbor = True    # False: JSON lines only, even when tinymcp/cborlink.py is on the board
 
     def __init__(self, server, stream, max_frame=None):
         self.server = server
@@ -21,9 +32,16 @@ class Channel:
         self.pos = 0
         self.end = 0
         self.stopped = None
-        self.cbor = None  # tinymcp.cborlink.CborLink, once a CBOR frame arrives
+        limit = self.framer.max_frame
+        # Checked once: a board advertises only the link modes it has.
+        self.cbor_link = _cbor_link() if self.cbor else None
+        self.link = None  # the CborLink, once a CBOR frame arrives
+        self.link_modes = {"maxFrame": limit}
+        if self.cbor_link is not None:
+            self.link_modes["cbor"] = True
         self._oversize = error_frame(None, INVALID_REQUEST, "Invalid Request: frame longer than "
-                                     + str(self.framer.max_frame) + " bytes, discarded")
+                                     + str(limit) + " bytes, discarded",
+                                     {REASON: FRAME_TOO_LONG, "limit": limit})
         self._send = self.send  # bound once: the server calls it for every notification
         server.write = self._send
         server.pump = self.pump
@@ -75,16 +93,15 @@ class Channel:
 
     def _dispatch(self, frame):
         server = self.server
-        if 0xA0 <= frame[0] <= 0xBF and self.link_modes:  # a CBOR map; JSON starts with ASCII
-            if self.cbor is None:
-                try:
-                    from tinymcp.cborlink import CborLink
-                except ImportError:  # a board deployed without it: say so once, then JSON only
-                    self.link_modes = None
-                    self.send(error_frame(None, PARSE_ERROR, NO_CBOR))
+        if 0xA0 <= frame[0] <= 0xBF and self.link is not False:  # CBOR map; JSON starts ASCII
+            if self.link is None:
+                if self.cbor_link is None:  # deployed without it: said once, then JSON only
+                    self.link = False
+                    self.send(error_frame(None, PARSE_ERROR, NO_CBOR,
+                                          {REASON: LINK_UNAVAILABLE, "link": "cbor"}))
                     return
-                self.cbor = CborLink(self)
-            if self.cbor.dispatch(frame):
+                self.link = self.cbor_link(self)
+            if self.link.dispatch(frame):
                 return  # else garbage before any CBOR frame: answered as JSON would be
         if server.write is not self._send and frame[0] == 0x7B:
             server.write = self._send  # a JSON frame ("{"): unsolicited output is JSON again

@@ -1,18 +1,8 @@
 # JSON-RPC 2.0 envelope: error codes, the one JSON codec of the core, frame encoding.
 import json
 
-try:
-    from micropython import const
-except ImportError:
-    def const(x):
-        return x
-
-PARSE_ERROR = const(-32700)
-INVALID_REQUEST = const(-32600)
-METHOD_NOT_FOUND = const(-32601)
-INVALID_PARAMS = const(-32602)
-INTERNAL_ERROR = const(-32603)
-RESOURCE_NOT_FOUND = const(-32002)
+from tinymcp.protocol import (const, PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND,  # noqa: F401
+                              INVALID_PARAMS, INTERNAL_ERROR, RESOURCE_NOT_FOUND)
 
 
 BINARY = (bytes, bytearray, memoryview)  # built once: a tuple display in a test allocates

@@ -1,22 +1,17 @@
 # The stateless 2026-07-28 revision: per-request _meta, server/discover, subscriptions/listen and
 # input-required results. Imported only when a connection's first request speaks it.
 from tinymcp import jsonrpc, server as core
-from tinymcp.jsonrpc import (RpcError, const, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
-                             INTERNAL_ERROR, RESOURCE_NOT_FOUND)
+from tinymcp.jsonrpc import RpcError
+from tinymcp.protocol import (STATELESS, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
+                              INTERNAL_ERROR, RESOURCE_NOT_FOUND, MISSING_CAPABILITY,
+                              UNSUPPORTED_VERSION, HANDSHAKE_ONLY as _REMOVED,
+                              VERSION_META as VERSION_KEY, CAPABILITIES_META as CAPABILITIES_KEY,
+                              LOG_LEVEL_META as LOG_LEVEL_KEY,
+                              SUBSCRIPTION_META as SUBSCRIPTION_KEY,
+                              SERVER_INFO_META as SERVER_INFO_KEY)
 
-VERSIONS = ("2026-07-28",)
-MISSING_CAPABILITY = const(-32021)
-UNSUPPORTED_VERSION = const(-32022)
-_P = "io.modelcontextprotocol/"
-VERSION_KEY = core.MODERN_KEY
-CAPABILITIES_KEY = _P + "clientCapabilities"
-LOG_LEVEL_KEY = _P + "logLevel"
-SUBSCRIPTION_KEY = _P + "subscriptionId"
-SERVER_INFO_KEY = _P + "serverInfo"
+VERSIONS = (STATELESS,)
 _OFF = len(core.LEVELS)  # no notifications/message unless the request asks for a level
-# Methods of the handshake era that this one dropped (subscribe became subscriptions/listen).
-_REMOVED = ("initialize", "ping", "logging/setLevel", "resources/subscribe",
-            "resources/unsubscribe")
 _LISTEN_FLAGS = (("toolsListChanged", "tools"), ("promptsListChanged", "prompts"),
                  ("resourcesListChanged", "resources"))
 

@@ -1,16 +1,9 @@
 # The MCP server: lifecycle, dispatch, notifications. Tools, resources and prompts load on first use.
 from tinymcp import jsonrpc
-from tinymcp.jsonrpc import (RpcError, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS,
-                             INTERNAL_ERROR, PARSE_ERROR)
-
-# Newest first. A session's "era" counts up from the oldest: 0 = 2024-11-05 ... 3 = 2025-11-25.
-VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
-LATEST = VERSIONS[0]
-LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-MODERN_KEY = "io.modelcontextprotocol/protocolVersion"  # in _meta: a 2026-07-28 request
-# What a client must have declared before the server may ask it something.
-CLIENT_NEEDS = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling",
-                "roots/list": "roots"}
+from tinymcp.jsonrpc import RpcError
+from tinymcp.protocol import (VERSIONS, LATEST, LEVELS, CLIENT_NEEDS, LINK_KEY, REASON,
+                              NOT_INITIALIZED, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS,
+                              INTERNAL_ERROR, PARSE_ERROR, VERSION_META as MODERN_KEY)
 _EMPTY = b"{}"
 _NO_PARAMS = {}
 _RESULT = object()  # marks "a result is ready" inside respond()
@@ -353,7 +346,8 @@ class Server:
             return jsonrpc.error_frame(rid, METHOD_NOT_FOUND, "Method not found: " + method)
         if not self.initialized and method != "initialize" and method != "ping":
             return jsonrpc.error_frame(rid, INVALID_REQUEST,
-                                       "Server not initialized: send initialize first")
+                                       "Server not initialized: send initialize first",
+                                       {REASON: NOT_INITIALIZED})
         return self._run(rid, fn, params)
 
     def _run(self, rid, fn, params):
@@ -521,7 +515,7 @@ def _initialize_result(server):
         info = {"name": info["name"], "version": info["version"]}
     caps = server.capabilities()
     if server.link_modes:  # set by a channel: frame kinds this link accepts (docs/cbor-link.md)
-        caps["experimental"] = {"tinymcp/link": server.link_modes}
+        caps["experimental"] = {LINK_KEY: server.link_modes}
     result = {"protocolVersion": server.version, "capabilities": caps, "serverInfo": info}
     if server.instructions:
         result["instructions"] = server.instructions

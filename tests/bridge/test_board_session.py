@@ -5,7 +5,8 @@ from tinymcp.host.bridge.board import BoardSession
 from tinymcp.host.bridge.hub import Hub
 from tinymcp.host.bridge.link import parse_line
 
-NOT_INITIALIZED = {"code": -32600, "message": "Server not initialized: send initialize first"}
+NOT_INITIALIZED = {"code": -32600, "message": "Server not initialized: send initialize first",
+                   "data": {"reason": "not-initialized"}}
 INIT_RESULT = {"protocolVersion": "2025-11-25", "serverInfo": {"name": "fake", "version": "1"},
                "capabilities": {"resources": {"subscribe": True}}}
 

@@ -1,4 +1,5 @@
-# The simulated board deployed without tinymcp/cborlink.py (it still advertises CBOR frames).
+# The simulated board deployed without tinymcp/cborlink.py. With OLD=1 in the environment it
+# still advertises CBOR frames, as boards did before the channel checked for the module.
 import os
 import sys
 
@@ -8,9 +9,13 @@ sys.modules["tinymcp.cborlink"] = None  # every import of it fails, as when the 
 
 if __name__ == "__main__":
     import importlib.util
-    from ports import serve
+    from ports.cpython import FdStream
+    from tinymcp.channel import Channel
     spec = importlib.util.spec_from_file_location("sim_main", os.path.join(REPO, "boards", "sim",
                                                                            "main.py"))
     sim = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(sim)
-    serve(sim.build())
+    channel = Channel(sim.build(), FdStream())
+    if os.environ.get("OLD") == "1":
+        channel.link_modes["cbor"] = True
+    channel.run()

@@ -61,8 +61,20 @@ def test_sampling_request_from_the_board_over_cbor(line_client):  # noqa: F811
     assert reply["result"]["structuredContent"] == {"answer": "four"}, reply
 
 
-def test_a_board_deployed_without_cborlink_falls_back_to_json_lines(line_client):  # noqa: F811
+def test_a_board_deployed_without_cborlink_offers_no_cbor_and_speaks_json(line_client):  # noqa: F811
     import os
+    board = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nocborboard.py")
+    client = line_client("--sim", board, "--link", "auto", "--log-level", "info")
+    client.initialize()
+    reply = client.call("read_adc", channel=1, timeout=30)
+    assert set(reply["result"]["structuredContent"]) == {"raw", "volts"}, reply
+    said = client.stderr()
+    assert "board link: CBOR" not in said and "cannot read CBOR frames" not in said, said
+
+
+def test_an_old_board_offering_cbor_without_cborlink_falls_back_to_json(line_client, monkeypatch):  # noqa: F811
+    import os
+    monkeypatch.setenv("OLD", "1")
     board = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nocborboard.py")
     client = line_client("--sim", board, "--link", "auto", "--log-level", "info")
     client.initialize()

@@ -127,7 +127,8 @@ def test_initialize_on_a_channel_advertises_the_cbor_link():
     reason, out, _ = serve([INIT])
     kind, msg = out[0]
     assert kind == "json"
-    assert msg["result"]["capabilities"]["experimental"] == {"tinymcp/link": {"cbor": True}}
+    offer = msg["result"]["capabilities"]["experimental"]
+    assert offer == {"tinymcp/link": {"maxFrame": 4096, "cbor": True}}
 
 
 def test_server_handle_alone_advertises_nothing():
@@ -142,7 +143,7 @@ def test_a_cbor_request_gets_a_cbor_answer_without_the_jsonrpc_member():
     c, j = out[1][1], out[2][1]
     assert "jsonrpc" not in c and c["id"] == 1
     assert c["result"] == j["result"]
-    assert channel.cbor.frames == 1 and channel.cbor.dropped == 0
+    assert channel.link.frames == 1 and channel.link.dropped == 0
 
 
 def test_a_structured_tool_result_omits_its_text_mirror():
@@ -203,7 +204,7 @@ def test_a_corrupted_frame_is_dropped_and_counted_and_the_next_one_served():
     bad[3] ^= 0x40
     reason, out, channel = serve([INIT, good, bytes(bad), b"\xa5garbage\n", cframe("ping", id=3)])
     assert [m.get("id") for _, m in out[1:]] == [1, 3]
-    assert channel.cbor.dropped == 2 and channel.cbor.frames == 2
+    assert channel.link.dropped == 2 and channel.link.frames == 2
 
 
 def test_garbage_before_any_cbor_frame_is_answered_as_json_garbage():
@@ -224,16 +225,18 @@ def test_a_cbor_frame_split_across_reads_is_served():
     assert out[1][1]["result"]["contents"][0]["blob"] == bytes(range(256)) * 4
 
 
-def test_a_channel_without_link_modes_treats_cbor_as_garbage():
+class JsonOnly(Channel):
+    cbor = False
+
+
+def test_a_json_only_channel_offers_no_cbor_and_treats_cbor_as_garbage():
     server = board()
     stream = FakeStream([INIT, cframe("ping", id=1)])
-    channel = Channel(server, stream)
-    channel.link_modes = None
-    server.link_modes = None
+    channel = JsonOnly(server, stream)
     channel.run()
     msgs = [json.loads(line) for line in stream.lines]
-    assert "experimental" not in msgs[0]["result"]["capabilities"]
-    assert msgs[1]["error"]["code"] == -32700 and channel.cbor is None
+    assert msgs[0]["result"]["capabilities"]["experimental"]["tinymcp/link"] == {"maxFrame": 4096}
+    assert msgs[1]["error"]["code"] == -32700 and channel.link is False
 
 
 def test_the_json_path_base64s_raw_image_bytes_and_leaves_the_tool_list_alone():
@@ -256,6 +259,8 @@ def test_a_board_without_cborlink_says_so_once_then_treats_cbor_as_garbage():
     finally:
         sys.modules["tinymcp.cborlink"] = saved
     assert [k for k, _ in out] == ["json"] * 4
+    assert "cbor" not in out[0][1]["result"]["capabilities"]["experimental"]["tinymcp/link"]
     assert "cborlink.py" in out[1][1]["error"]["message"]
+    assert out[1][1]["error"]["data"] == {"reason": "link-unavailable", "link": "cbor"}
     assert out[2][1]["error"]["code"] == -32700 and "cborlink" not in out[2][1]["error"]["message"]
-    assert out[3][1]["id"] == 3 and channel.cbor is None
+    assert out[3][1]["id"] == 3 and channel.link is False

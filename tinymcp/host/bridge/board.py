@@ -3,6 +3,8 @@ import asyncio
 import itertools
 import logging
 
+from tinymcp import protocol
+
 log = logging.getLogger("tinymcp.bridge.board")
 
 PROTOCOL = "2025-11-25"
@@ -14,7 +16,7 @@ BOOT_MARKS = (b"MicroPython v", b"soft reboot", b"rst:0x")
 # Notifications only a client sends: seen from the board, they are an echo, not news.
 CLIENT_NOTIFICATIONS = ("notifications/initialized", "notifications/roots/list_changed")
 CLIENT_CAPABILITIES = {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {}}
-LINK_KEY = "tinymcp/link"  # the board's link modes, in initialize's capabilities.experimental
+LINK_KEY = protocol.LINK_KEY  # the board's link offer, in initialize's capabilities.experimental
 LINK_MODES = ("json", "auto", "cbor")
 
 
@@ -24,9 +26,7 @@ def error(code, message, reason):
 
 
 def not_initialized(msg):
-    err = msg.get("error")
-    return (type(err) is dict and err.get("code") == -32600
-            and str(err.get("message", "")).startswith("Server not initialized"))
+    return protocol.reason(msg) == protocol.NOT_INITIALIZED
 
 
 def _other_era(msg):
@@ -38,9 +38,7 @@ def _other_era(msg):
 
 
 def _no_cbor(msg):
-    err = msg.get("error")
-    return (msg.get("id") is None and type(err) is dict and err.get("code") == -32700
-            and "cborlink" in str(err.get("message", "")))
+    return msg.get("id") is None and protocol.reason(msg) == protocol.LINK_UNAVAILABLE
 
 
 def _restore_uri(msg, params):

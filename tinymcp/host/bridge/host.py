@@ -3,13 +3,9 @@ import asyncio
 import itertools
 import logging
 
-from tinymcp.server import LEVELS
+from tinymcp.protocol import LEVELS, METHOD_NOT_FOUND, INVALID_REQUEST, INVALID_PARAMS  # noqa: F401
 
 log = logging.getLogger("tinymcp.bridge.host")
-
-METHOD_NOT_FOUND = -32601
-INVALID_REQUEST = -32600
-INVALID_PARAMS = -32602
 
 
 def err(code, message):

@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from tinymcp.server import VERSIONS
+from tinymcp.protocol import HEADER_MISMATCH, VERSIONS
 
 from tinymcp.host.bridge.cli import is_loopback
 from tinymcp.host.bridge.modern import MODERN, is_modern
@@ -259,11 +259,11 @@ class HttpFront:
         duplicated = find_duplicated_routing_header(request.headers.items())
         verdict = classify_inbound_request(msg, headers=dict(request.headers))
         if duplicated is not None:
-            await _reject(400, "%s header appears more than once" % duplicated, code=-32020,
+            await _reject(400, "%s header appears more than once" % duplicated, code=HEADER_MISMATCH,
                           rid=rid)(scope, receive, send)
             return
         code = getattr(verdict, "code", None)
-        if code is not None and (code == -32020 or msg["method"] not in ("initialize", "ping")):
+        if code is not None and (code == HEADER_MISMATCH or msg["method"] not in ("initialize", "ping")):
             await _reject(ERROR_CODE_HTTP_STATUS.get(code, 400), verdict.message, code=code,
                           rid=rid, data=verdict.data)(scope, receive, send)
             return

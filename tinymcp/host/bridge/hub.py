@@ -4,7 +4,7 @@ import itertools
 import json
 import logging
 
-from tinymcp.server import LEVELS, VERSIONS
+from tinymcp.protocol import CLIENT_NEEDS as NEEDS, LEVELS, VERSIONS
 
 from tinymcp.host.bridge.fit import fit_initialize, fit_result
 from tinymcp.host.bridge.host import (HostSession, err, INVALID_PARAMS, INVALID_REQUEST,
@@ -22,9 +22,6 @@ KNOWN = READ_ONLY | {"initialize", "ping", "logging/setLevel", "tools/call",
 # What the host is told before the board has ever answered (it is unplugged at start).
 DEFAULT_CAPABILITIES = {"logging": {}, "tools": {"listChanged": True},
                         "resources": {"subscribe": True, "listChanged": True}}
-# The capability a host must have declared for each request the board may send it.
-NEEDS = {"sampling/createMessage": "sampling", "elicitation/create": "elicitation",
-         "roots/list": "roots"}
 
 
 class Hub:

@@ -7,29 +7,24 @@ from mcp.shared.inbound import classify_inbound_request
 from mcp_types import (CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY,
                        SERVER_INFO_META_KEY)
 
-from tinymcp.server import LEVELS, VERSIONS as HANDSHAKE_VERSIONS
+from tinymcp.protocol import (CLIENT_NEEDS as NEEDS, LEVELS, MISSING_CAPABILITY, HANDSHAKE_ONLY,
+                              RESOURCE_NOT_FOUND, STATELESS as MODERN, SUBSCRIPTION_META,
+                              UNSUPPORTED_VERSION, VERSIONS as HANDSHAKE_VERSIONS)
 
 from tinymcp.host.bridge.host import err, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
 
 log = logging.getLogger("tinymcp.bridge.modern")
 
-MODERN = "2026-07-28"
-SUBSCRIPTION_KEY = "io.modelcontextprotocol/subscriptionId"
-MISSING_CAPABILITY = -32021
-UNSUPPORTED_VERSION = -32022
-RESOURCE_NOT_FOUND = -32002
+SUBSCRIPTION_KEY = SUBSCRIPTION_META
 LIST_TTL_MS = 60000     # lists change only with the firmware (and then list_changed says so)
 READ_TTL_MS = 0         # readings go stale at once
 DISCOVER_WAIT = 5.0     # seconds server/discover waits for a board that is still booting
 # Methods of the handshake era only: a 2026-07-28 request for them is not found.
-REMOVED = frozenset(("initialize", "ping", "logging/setLevel", "resources/subscribe",
-                     "resources/unsubscribe"))
+REMOVED = frozenset(HANDSHAKE_ONLY)
 LISTS = frozenset(("tools/list", "prompts/list", "resources/list", "resources/templates/list"))
 # Requests whose board handler may ask the client something: answered input_required.
 ASKING = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 FORWARDED = LISTS | frozenset(ASKING) | {"completion/complete"}
-NEEDS = {"sampling/createMessage": "sampling", "elicitation/create": "elicitation",
-         "roots/list": "roots"}
 LISTEN_FLAGS = (("toolsListChanged", "tools"), ("promptsListChanged", "prompts"),
                 ("resourcesListChanged", "resources"))
 

@@ -1,0 +1,60 @@
+# The protocol's vocabulary, at the bottom of the core and shared with the host programs: versions,
+# error codes, the reasons a peer acts on, what a client must declare before it is asked, log levels.
+try:
+    from micropython import const
+except ImportError:
+    def const(x):
+        return x
+
+# Revisions. The handshake era (initialize), newest first; its "era" number counts up from the
+# oldest: 0 = 2024-11-05 ... 3 = 2025-11-25. STATELESS has no handshake (per-request _meta).
+VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+LATEST = "2025-11-25"
+STATELESS = "2026-07-28"
+
+# JSON-RPC 2.0 and MCP error codes.
+PARSE_ERROR = const(-32700)
+INVALID_REQUEST = const(-32600)
+METHOD_NOT_FOUND = const(-32601)
+INVALID_PARAMS = const(-32602)
+INTERNAL_ERROR = const(-32603)
+RESOURCE_NOT_FOUND = const(-32002)       # handshake era; 2026-07-28 uses INVALID_PARAMS
+HEADER_MISMATCH = const(-32020)          # 2026-07-28 HTTP: a routing header disagrees with the body
+MISSING_CAPABILITY = const(-32021)
+UNSUPPORTED_VERSION = const(-32022)
+
+# error.data["reason"]: what the other side must act on, as data rather than message text.
+REASON = "reason"
+NOT_INITIALIZED = "not-initialized"      # the board lost its session (a reset): initialize again
+FRAME_TOO_LONG = "frame-too-long"        # with data["limit"]: the board's frame limit in bytes
+LINK_UNAVAILABLE = "link-unavailable"    # with data["link"]: a link mode the board cannot read
+
+# The board's link offer in initialize: capabilities.experimental[LINK_KEY] =
+# {"maxFrame": bytes, "cbor": true when it reads CBOR link frames}.
+LINK_KEY = "tinymcp/link"
+
+# What a client must have declared before the server may ask it something.
+CLIENT_NEEDS = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling",
+                "roots/list": "roots"}
+
+LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+# Handshake-era methods the stateless revision dropped (subscribe became subscriptions/listen).
+HANDSHAKE_ONLY = ("initialize", "ping", "logging/setLevel", "resources/subscribe",
+                  "resources/unsubscribe")
+
+# The stateless revision's per-request _meta keys.
+META = "io.modelcontextprotocol/"
+VERSION_META = "io.modelcontextprotocol/protocolVersion"
+CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
+LOG_LEVEL_META = "io.modelcontextprotocol/logLevel"
+SUBSCRIPTION_META = "io.modelcontextprotocol/subscriptionId"
+SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
+
+
+def reason(error):
+    # The reason of a JSON-RPC error object (or of a message holding one), or None.
+    if type(error) is dict and "error" in error:
+        error = error["error"]
+    data = error.get("data") if type(error) is dict else None
+    return data.get(REASON) if type(data) is dict else None
