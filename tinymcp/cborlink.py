@@ -5,9 +5,9 @@
 # On the link every frame omits "jsonrpc": "2.0", byte strings stay raw, a tools/call result with
 # structuredContent omits its text mirror ("content"), and a resources/read blob omits the
 # requested uri and an application/octet-stream mimeType: the bridge restores them all.
-# Loaded by the channel when the first frame starting with a byte >= 0x80 arrives.
+# Loaded by a channel that offers the CBOR link; used from the first CBOR frame on.
 from tinymcp import cbor, jsonrpc
-from tinymcp.jsonrpc import RpcError, PARSE_ERROR, INVALID_REQUEST
+from tinymcp.jsonrpc import Structured
 
 # CRC-32 (IEEE, as zlib) a nibble at a time: 16 table entries, for ports without binascii.crc32.
 _TABLE = (0x00000000, 0x1DB71064, 0x3B6E20C8, 0x26D930AC, 0x76DC4190, 0x6B6B51F4, 0x4DB26158,
@@ -36,7 +36,6 @@ _SPECIAL = (b"\x03", b"\x04", b"\n", b"\x10")
 _LAST_ESCAPED = b"\x03\x04\n\x10\t\r "  # and whitespace when last: line readers strip it
 _ESC = 0x10
 _OCTETS = "application/octet-stream"
-_STRUCTURED = b'}],"structuredContent":'  # between a dict tool result's mirror and its JSON
 
 
 class FrameError(ValueError):
@@ -134,83 +133,76 @@ def decode(line):
 
 
 class CborLink:
-    # The board's side: answers CBOR frames on a Channel, in CBOR. Counts what it drops.
+    # The board's side: decodes CBOR frames and writes messages as CBOR frames through the
+    # channel's Out, with the JSON link's interface. Counts what it drops.
 
-    def __init__(self, channel):
-        self.channel = channel
-        self.server = channel.server
-        self.stream = channel.stream
+    def __init__(self, out):
+        self.out = out
         self.frames = 0     # good CBOR frames received
         self.dropped = 0    # frames that failed their CRC or escaping
+        self.read_uri = None  # the uri of the resources/read being answered: its blobs omit it
         self._cache = {}    # id(cached JSON result) -> (that result, its CBOR)
-        self._send_json = self.send_json  # bound once: the server's writer while in CBOR mode
 
-    def dispatch(self, frame):
-        # -> False for a corrupt frame before any good one (the channel answers it as JSON
-        # garbage); a corrupt frame in CBOR mode is dropped and counted.
-        server = self.server
-        raw = bytes(frame) if server.busy else None  # kept for the backlog, before unescaping
+    def decode(self, frame):
+        # -> the message; FrameError for corruption (counted), ValueError for CBOR we refuse.
         try:
             msg = decode(frame)
         except FrameError:
             self.dropped += 1
-            return self.frames > 0
-        except ValueError:
-            self.send({"id": None, "error": {"code": PARSE_ERROR,
-                                             "message": "Parse error: not valid CBOR"}})
-            return True
+            raise
         self.frames += 1
-        server.write = self._send_json  # unsolicited output follows the last frame's kind
-        if type(msg) is not dict:
-            self.send({"id": None, "error": {"code": INVALID_REQUEST,
-                                             "message": "Invalid Request: expected a map"}})
-            return True
-        if "jsonrpc" not in msg:
-            msg["jsonrpc"] = "2.0"
-        method = msg.get("method")
-        rid = msg.get("id")
-        if raw is not None and method is not None and "id" in msg:
-            if method == "ping":
-                self.send({"id": rid, "result": {}})
-            else:
-                server.backlog.append(raw)  # served in order once the running handler returns
-            return True
-        if method == "resources/read" and "id" in msg and self._read(msg):
-            return True
-        out = server._answer(msg)
-        if out is None:
-            return True
-        if type(out) is bytes:  # an encoded error frame
-            self.send_json(out)
-            return True
-        result = server._result
-        server._result = None
-        self._respond(server._result_id, result)
-        return True
+        if type(msg) is dict:
+            if "jsonrpc" not in msg:
+                msg["jsonrpc"] = "2.0"
+            params = msg.get("params")
+            self.read_uri = (params.get("uri") if msg.get("method") == "resources/read"
+                             and type(params) is dict else None)
+        return msg
 
-    def _respond(self, rid, result):
-        esc = Escaper(self.stream.write)
+    def _frame(self, msg):
+        esc = Escaper(self.out.put)
+        cbor.dump(msg, esc.write)
+        esc.finish()
+        self.out.end()
+
+    def result(self, rid, result):
+        esc = Escaper(self.out.put)
         write = esc.write
         write(b"\xa2\x62id")
         cbor.dump(rid, write)
         write(b"\x66result")
-        if type(result) is bytes:
+        if type(result) is bytes:  # a cached JSON result (lists, initialize)
             write(self._cbor_of(result))
-        elif type(result) is tuple:
-            if len(result) == 5 and result[2] == _STRUCTURED:  # tools.shape's pieces: the text
-                # mirror is dropped, the bridge rebuilds it from structuredContent
-                result = {"structuredContent": jsonrpc.loads(result[3])}
-            else:
-                result = jsonrpc.loads(b"".join([p.encode() if type(p) is str else p
-                                                 for p in result]))
-            cbor.dump(result, write)
+        elif type(result) is Structured:
+            # The text mirror is left out: the bridge rebuilds it from structuredContent.
+            value = {"structuredContent": result.value} if result.full else \
+                {"content": [{"type": "text", "text": jsonrpc.text(result.value)}]}
+            if result.tail:  # fields a revision adds, kept as JSON for the JSON link
+                value.update(jsonrpc.loads(b"{" + result.tail[1:] + b"}"))
+            cbor.dump(value, write)
         else:
-            cbor.dump(result, write)
+            cbor.dump(self._trim(result), write)
         esc.finish()
-        self.stream.end()
+        self.out.end()
+
+    def _trim(self, result):
+        # A blob read without the requested uri and the default mimeType: the bridge restores both.
+        uri = self.read_uri
+        contents = result.get("contents") if uri is not None and type(result) is dict else None
+        if type(contents) is not list:
+            return result
+        trimmed = []
+        for item in contents:
+            if type(item) is dict and "blob" in item and item.get("uri") == uri:
+                item = dict(item)
+                del item["uri"]
+                if item.get("mimeType") == _OCTETS:
+                    del item["mimeType"]
+            trimmed.append(item)
+        return {"contents": trimmed}
 
     def _cbor_of(self, encoded):
-        # A cached JSON result (tools/list, initialize) in CBOR, converted once per cache entry.
+        # A cached JSON result in CBOR, converted once per cache entry.
         entry = self._cache.get(id(encoded))
         if entry is not None and entry[0] is encoded:
             return entry[1]
@@ -220,46 +212,15 @@ class CborLink:
         self._cache[id(encoded)] = (encoded, out)
         return out
 
-    def _read(self, msg):
-        # resources/read with a bytes result: a raw byte string, never base64. -> True if served.
-        server = self.server
-        params = msg.get("params")
-        if (server.resources is None or not server.initialized or server.modern is not None
-                or type(params) is not dict or type(params.get("uri")) is not str):
-            return False  # the core's path answers (and refuses) these
-        rid = msg["id"]
-        uri = params["uri"]
-        try:
-            res, value = server.resources.fetch(uri)
-        except RpcError as e:
-            err = {"code": e.code, "message": e.message}
-            if e.data is not None:
-                err["data"] = e.data
-            self.send({"id": rid, "error": err})
-            return True
-        if type(value) in jsonrpc.BINARY:
-            # Without the request's own uri and the default mimeType: the bridge restores both.
-            item = {"blob": value}
-            if res.mime and res.mime != _OCTETS:
-                item["mimeType"] = res.mime
-            contents = [item]
-        elif type(value) is list and value and type(value[0]) is dict and "uri" in value[0]:
-            contents = value
-        else:
-            from tinymcp.resources import content
-            contents = [content(uri, value, res.mime)]
-        self._respond(rid, {"contents": contents})
-        return True
+    def error(self, rid, code, message, data=None):
+        err = {"code": code, "message": message}
+        if data is not None:
+            err["data"] = data
+        self._frame({"id": rid, "error": err})
 
     def send(self, msg):
-        esc = Escaper(self.stream.write)
-        cbor.dump(msg, esc.write)
-        esc.finish()
-        self.stream.end()
-
-    def send_json(self, frame):
-        # A frame the core encoded as JSON (notifications, errors, requests to the client).
-        msg = jsonrpc.loads(frame)
-        if type(msg) is dict and "jsonrpc" in msg:
+        # A notification or a request to the client: "jsonrpc" stays off the link.
+        if "jsonrpc" in msg:
+            msg = dict(msg)
             del msg["jsonrpc"]
-        self.send(msg)
+        self._frame(msg)

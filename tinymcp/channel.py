@@ -1,13 +1,16 @@
-# One byte stream carrying one MCP session: bytes -> frames -> Server.handle -> frames out.
+# One byte stream carrying one MCP session: bytes -> frames -> the link's decoder -> the server ->
+# the link's encoder -> one write per message. The serve loop owns the I/O and the idle time.
 #
-# A port supplies the stream: .buf (a bytearray), .recv(timeout_ms) -> bytes placed at the
-# start of .buf (0 on timeout, -1 at end of input), .write(piece) for bytes or str pieces of
-# a frame, and .end() which ends the frame with b"\n" and flushes.
+# A port supplies the stream: .buf (a bytearray), .recv(timeout_ms) -> the count of bytes placed
+# at the start of .buf (0 on timeout, -1 at end of input), and .write(data), called once per
+# message (a message longer than the output buffer: once per full-buffer chunk); data is a view
+# of the output buffer, to be consumed before write returns.
 from tinymcp import framing
 from tinymcp.clock import ticks_ms, ticks_diff
-from tinymcp.jsonrpc import error_frame
+from tinymcp.jsonrpc import JsonLink, loads
 from tinymcp.protocol import (INVALID_REQUEST, PARSE_ERROR, REASON, FRAME_TOO_LONG,
                               LINK_UNAVAILABLE)
+from tinymcp.revision import HANDSHAKE
 
 NO_CBOR = "Parse error: CBOR frames need tinymcp/cborlink.py, which this board lacks"
 
@@ -22,30 +25,28 @@ def _cbor_link():
 
 
 class Channel:
-    poll_ms = 200  # how often subscribed resources are checked for changes
-    cbor = True    # False: JSON lines only, even when tinymcp/cborlink.py is on the board
+    poll_ms = 200      # how often the idle work runs (subscribed resources checked)
+    offer_cbor = True  # False: JSON lines only, even when tinymcp/cborlink.py is on the board
 
     def __init__(self, server, stream, max_frame=None):
         self.server = server
         self.stream = stream
         self.framer = framing.LineFramer(max_frame)
+        self.out = framing.Out(stream.write)
+        self.json = JsonLink(self.out)
         self.pos = 0
         self.end = 0
         self.stopped = None
         limit = self.framer.max_frame
-        # Checked once: a board advertises only the link modes it has.
-        self.cbor_link = _cbor_link() if self.cbor else None
-        self.link = None  # the CborLink, once a CBOR frame arrives
-        self.link_modes = {"maxFrame": limit}
-        if self.cbor_link is not None:
-            self.link_modes["cbor"] = True
-        self._oversize = error_frame(None, INVALID_REQUEST, "Invalid Request: frame longer than "
-                                     + str(limit) + " bytes, discarded",
-                                     {REASON: FRAME_TOO_LONG, "limit": limit})
-        self._send = self.send  # bound once: the server calls it for every notification
-        server.write = self._send
+        # Checked once: a board offers only the link modes it has.
+        self.cbor_type = _cbor_link() if self.offer_cbor else None
+        self.cbor = None  # the CborLink from the first CBOR frame on; False: said it has none
+        offer = {"maxFrame": limit}
+        if self.cbor_type is not None:
+            offer["cbor"] = True
+        server.link = self.json
         server.pump = self.pump
-        server.link_modes = self.link_modes
+        server.link_modes = offer
 
     def run(self):
         # Serve until the input ends ("eof") or a 0x03 byte arrives ("interrupt").
@@ -67,7 +68,7 @@ class Channel:
                 server.poll()
         if self.stopped == "eof":
             self._serve_backlog()  # the client may close its side right after its last request
-        server.write = None
+        server.link = None
         server.pump = None
         return self.stopped
 
@@ -87,34 +88,69 @@ class Channel:
             if event == framing.FRAME:
                 self._dispatch(framer.frame())
             elif event == framing.OVERSIZE:
-                self.send(self._oversize)
+                limit = framer.max_frame
+                self.json.error(None, INVALID_REQUEST, "Invalid Request: frame longer than "
+                                + str(limit) + " bytes, discarded",
+                                {REASON: FRAME_TOO_LONG, "limit": limit})
             elif event == framing.INTERRUPT:
                 self.stopped = "interrupt"
 
     def _dispatch(self, frame):
         server = self.server
-        if 0xA0 <= frame[0] <= 0xBF and self.link is not False:  # CBOR map; JSON starts ASCII
-            if self.link is None:
-                if self.cbor_link is None:  # deployed without it: said once, then JSON only
-                    self.link = False
-                    self.send(error_frame(None, PARSE_ERROR, NO_CBOR,
-                                          {REASON: LINK_UNAVAILABLE, "link": "cbor"}))
-                    return
-                self.link = self.cbor_link(self)
-            if self.link.dispatch(frame):
-                return  # else garbage before any CBOR frame: answered as JSON would be
-        if server.write is not self._send and frame[0] == 0x7B:
-            server.write = self._send  # a JSON frame ("{"): unsolicited output is JSON again
+        raw = bytearray(frame) if server.busy else None  # for the backlog, before decoding
+        link = self.json
+        if 0xA0 <= frame[0] <= 0xBF and self.cbor is not False:  # a CBOR map; JSON is ASCII
+            link = self._cbor()
+            if link is None:
+                return
+            dropped = link.dropped
+            try:
+                msg = link.decode(frame)  # unescapes the line buffer in place
+            except ValueError:
+                if link.dropped == dropped:  # intact, but not CBOR we accept
+                    link.error(None, PARSE_ERROR, "Parse error: not valid CBOR")
+                elif not link.frames:  # garbage before any good CBOR frame: answered as JSON
+                    self.json.error(None, PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
+                return  # else dropped and counted: the bridge's timeout handles the loss
+        else:
+            try:
+                msg = loads(frame)
+            except Exception:  # ValueError or UnicodeError, by runtime
+                link.error(None, PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
+                return
+        server.link = link  # unsolicited output follows the last good frame's kind
         if server.busy:
-            server.interject(frame)
-            return
-        stream = self.stream
-        if server.respond(frame, stream.write):
-            stream.end()
+            self._interject(raw, msg, link)
+        else:
+            server.answer(msg, link)
 
-    def send(self, frame):
-        self.stream.write(frame)
-        self.stream.end()
+    def _cbor(self):
+        if self.cbor is None:
+            if self.cbor_type is None:  # deployed without it: said once, then JSON only
+                self.cbor = False
+                self.json.error(None, PARSE_ERROR, NO_CBOR, {REASON: LINK_UNAVAILABLE,
+                                                             "link": "cbor"})
+                return None
+            self.cbor = self.cbor_type(self.out)
+        return self.cbor
+
+    def _interject(self, raw, msg, link):
+        # A message that arrived while a handler runs: cancellations, responses and pings are
+        # served now, other requests wait in the backlog (as their raw frames).
+        server = self.server
+        if type(msg) is dict:
+            method = msg.get("method")
+            if method is None or "id" not in msg:
+                server.answer(msg, link)
+                return
+            rid = msg.get("id")
+            if (method == "ping" and server.revision is HANDSHAKE
+                    and (type(rid) is int or type(rid) is str)):
+                # Answered here, not through answer(): that would reset the running request's
+                # state (its id, its cancel flag) under the handler's feet.
+                link.result(rid, b"{}")
+                return
+        server.backlog.append(raw)
 
     def pump(self, timeout_ms):
         # Called from inside a handler: route whatever input is waiting (cancellations,

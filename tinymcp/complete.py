@@ -13,14 +13,16 @@ def complete(server, params):
     if type(value) is not str:
         raise RpcError(INVALID_PARAMS, "Invalid params: argument value must be a string")
     kind = ref.get("type")
-    source = None
+    completers = None
     if kind == "ref/prompt" and server.prompts is not None:
-        source = server.prompts.find(ref.get("name"))
+        prompt = server.prompts.find(ref.get("name"))
+        completers = prompt[5] if prompt else None
     elif kind == "ref/resource" and server.resources is not None:
-        source = server.resources.template(ref.get("uri"))
-    if source is None:
+        template = server.resources.template(ref.get("uri"))
+        completers = template[7] if template else None
+    if completers is None:
         raise RpcError(INVALID_PARAMS, "Invalid params: unknown " + str(kind) + " reference")
-    completer = source.complete.get(arg["name"])
+    completer = completers.get(arg["name"])
     context = params.get("context")
     known = context.get("arguments") if type(context) is dict else None
     if completer is None:

@@ -1,4 +1,6 @@
-# Newline-delimited frames from a byte stream into one preallocated, bounded line buffer.
+# Frames on a byte stream: newline-delimited input into one bounded line buffer, and the output
+# buffer a message is written into and leaves from in one write.
+import sys
 
 try:
     from micropython import const
@@ -13,6 +15,8 @@ INTERRUPT = const(3)  # a raw 0x03 byte: never valid inside JSON, means "give th
 
 
 class LineFramer:
+    # A frame that arrives whole within one read is handed on as a view of the stream's own
+    # buffer (no copy); one that spans reads is gathered into the line buffer, up to max_frame.
     max_frame = 4096
 
     def __init__(self, max_frame=None):
@@ -21,9 +25,11 @@ class LineFramer:
         self.buf = bytearray(self.max_frame)
         self.view = memoryview(self.buf)
         self.fill = 0
-        self.size = 0
         self.dropping = False
         self.event = NOTHING
+        self._frame = None        # where the last frame lies: (view, start, end)
+        self._start = 0
+        self._stop = 0
         self._source = None       # the stream buffer last fed, and one view of it made once
         self._source_view = None
 
@@ -36,15 +42,21 @@ class LineFramer:
         if data.find(b"\x03", pos, stop) >= 0:
             self.event = INTERRUPT
             return end
+        if data is not self._source:
+            self._source = data
+            self._source_view = memoryview(data)
         count = stop - pos
+        if newline >= 0 and not self.fill and not self.dropping:
+            if count > self.max_frame:
+                self.event = OVERSIZE
+            else:
+                self._found(self._source_view, data, pos, stop)  # whole: no copy
+            return newline + 1
         if count and not self.dropping:
             if self.fill + count > self.max_frame:
                 self.dropping = True  # keep nothing of it; resume at the next newline
                 self.fill = 0
             else:
-                if data is not self._source:
-                    self._source = data
-                    self._source_view = memoryview(data)
                 self.view[self.fill:self.fill + count] = self._source_view[pos:stop]
                 self.fill += count
         if newline < 0:
@@ -53,15 +65,134 @@ class LineFramer:
             self.dropping = False
             self.event = OVERSIZE
         else:
-            size = self.fill
-            buf = self.buf
-            while size and buf[size - 1] in b"\r \t":
-                size -= 1
-            if size:
-                self.size = size
-                self.event = FRAME
+            self._found(self.view, self.buf, 0, self.fill)
         self.fill = 0
         return newline + 1
 
+    def _found(self, view, data, start, stop):
+        while stop > start and data[stop - 1] in b"\r \t":
+            stop -= 1
+        if stop > start:
+            self._frame = view
+            self._start = start
+            self._stop = stop
+            self.event = FRAME
+
     def frame(self):
-        return self.view[:self.size]
+        # The last frame, valid until the next feed() (a view of a buffer that is reused).
+        return self._frame[self._start:self._stop]
+
+
+if sys.implementation.name == "micropython":
+    import io
+    import json
+
+    try:
+        json.dump(0, io.BytesIO(4), separators=(",", ":"))
+
+        def _dump(value, stream):
+            json.dump(value, stream, separators=(",", ":"))
+    except TypeError:  # older firmware: default separators, still valid JSON
+        _dump = json.dump
+
+    class BytesOut:
+        # A message is written into a preallocated BytesIO (json.dump writes there without
+        # allocating) and leaves through `send` in one write, from a preallocated buffer; a
+        # message longer than the buffer leaves in full-buffer chunks. send(data) must consume
+        # data before it returns: data is a view of the buffer.
+        size = 512
+
+        def __init__(self, send, size=None):
+            self.send = send
+            size = size or self.size
+            self.bio = io.BytesIO(size)
+            self.buf = bytearray(size)
+            self.view = memoryview(self.buf)
+
+        def put(self, piece):  # bytes, bytearray, memoryview or str: all are buffers here
+            bio = self.bio
+            if len(piece) > len(self.buf) and type(piece) is not str:
+                # A long encoded piece (a cached page) leaves as it is, after what precedes it.
+                n = bio.tell()
+                if n:
+                    bio.seek(0)
+                    bio.readinto(self.buf)
+                    self.send(self.view[:n])
+                    bio.seek(0)
+                self.send(piece)
+                return
+            bio.write(piece)
+            if bio.tell() > len(self.buf):
+                self._spill()
+
+        def json(self, value):
+            _dump(value, self.bio)
+            if self.bio.tell() > len(self.buf):
+                self._spill()
+
+        def _spill(self):
+            # Send the full chunks of a long message now; what is left moves to the front.
+            bio = self.bio
+            buf = self.buf
+            size = len(buf)
+            n = bio.tell()
+            bio.seek(0)
+            while n >= size:
+                bio.readinto(buf)
+                self.send(buf)
+                n -= size
+            left = self.view[:n]
+            bio.readinto(left)
+            bio.seek(0)
+            bio.write(left)
+
+        def end(self):
+            bio = self.bio
+            bio.write(b"\n")
+            n = bio.tell()
+            bio.seek(0)
+            buf = self.buf
+            size = len(buf)
+            while n > 0:
+                bio.readinto(buf)  # may read past n: bytes of an earlier, longer message
+                self.send(buf if n >= size else self.view[:n])
+                n -= size
+            bio.seek(0)
+
+        def reset(self):  # drop a message half written
+            self.bio.seek(0)
+
+    Out = BytesOut
+
+else:
+    import json
+
+    _encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+    class JoinedOut:
+        # CPython: the pieces of a message are joined and leave through `send` in one write.
+        size = 0
+
+        def __init__(self, send, size=None):
+            self.send = send
+            self.parts = []
+
+        def put(self, piece):  # a bytearray or memoryview may be reused by the caller: copied
+            kind = type(piece)
+            self.parts.append(piece if kind is bytes else
+                              piece.encode() if kind is str else bytes(piece))
+
+        def json(self, value):
+            self.parts.append(_encode(value).encode())
+
+        def end(self):
+            parts = self.parts
+            parts.append(b"\n")
+            data = b"".join(parts)
+            parts.clear()
+            self.send(data)
+
+        def reset(self):
+            self.parts.clear()
+
+    Out = JoinedOut

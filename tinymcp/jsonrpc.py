@@ -1,9 +1,8 @@
-# JSON-RPC 2.0 envelope: error codes, the one JSON codec of the core, frame encoding.
+# JSON-RPC 2.0 as JSON: parsing a frame, and the JSON link that writes answers into an Out.
 import json
 
 from tinymcp.protocol import (const, PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND,  # noqa: F401
                               INVALID_PARAMS, INTERNAL_ERROR, RESOURCE_NOT_FOUND)
-
 
 BINARY = (bytes, bytearray, memoryview)  # built once: a tuple display in a test allocates
 
@@ -18,7 +17,7 @@ class RpcError(Exception):
 
 
 try:  # CPython: one compact encoder, built once (json.dumps builds one per call otherwise)
-    _encode = json.JSONEncoder(separators=(",", ":")).encode
+    _encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
 except AttributeError:  # MicroPython
     try:
         json.dumps(0, separators=(",", ":"))
@@ -30,7 +29,7 @@ except AttributeError:  # MicroPython
 
 
 def text(obj):
-    # -> str of one line. MicroPython's json leaves "\n" raw inside strings; structural
+    # -> str of one line. Old MicroPython firmware leaves "\n" raw inside strings; structural
     # whitespace never contains one, so escaping every newline is exact.
     out = _encode(obj)
     if "\n" in out:
@@ -39,7 +38,7 @@ def text(obj):
 
 
 def dumps(obj):
-    # -> bytes of one line
+    # -> bytes of one line: how results that never change are kept, encoded once
     return text(obj).encode()
 
 
@@ -54,27 +53,91 @@ except TypeError:
         return json.loads(frame)
 
 
-def result_frame(id, result):
-    if type(result) is bytes:  # a result encoded once and reused
-        return b'{"jsonrpc":"2.0","id":' + dumps(id) + b',"result":' + result + b"}"
-    return dumps({"jsonrpc": "2.0", "id": id, "result": result})
+class Structured:
+    # A tools/call answer for a dict: structuredContent with its JSON text mirror in content.
+    # One per server, refilled for every call (no allocation); each link writes it its way.
+    def __init__(self):
+        self.value = None
+        self.full = True    # structuredContent too (protocol 2025-06-18 and later)
+        self.tail = None    # pre-encoded JSON fields the revision adds to every result
 
 
-def error_frame(id, code, message, data=None):
-    err = {"code": code, "message": message}
-    if data is not None:
-        err["data"] = data
-    return dumps({"jsonrpc": "2.0", "id": id, "error": err})
+_HEAD = b'{"jsonrpc":"2.0","id":'
 
 
-def notification_frame(method, params=None):
-    if params is None:
-        return dumps({"jsonrpc": "2.0", "method": method})
-    return dumps({"jsonrpc": "2.0", "method": method, "params": params})
+class JsonLink:
+    # The JSON link: each message one line of JSON, written through the channel's Out.
+    def __init__(self, out):
+        self.out = out
+
+    def result(self, rid, result):
+        out = self.out
+        out.put(_HEAD)
+        out.json(rid)
+        out.put(b',"result":')
+        try:
+            if type(result) is bytes:      # encoded once, reused (lists, initialize)
+                out.put(result)
+            elif type(result) is Structured:
+                self._structured(result)
+            else:
+                out.json(_base64_data(result))
+        except ValueError:  # CPython: NaN or infinity in a result is not JSON
+            out.reset()
+            self.error(rid, INTERNAL_ERROR, "Internal error: the result holds a number JSON "
+                                            "cannot carry (NaN or infinity)")
+            return
+        out.put(b"}")
+        out.end()
+
+    def _structured(self, reply):
+        out = self.out
+        mirror = text(reply.value)
+        out.put(b'{"content":[{"type":"text","text":')
+        out.json(mirror)
+        out.put(b"}]")
+        if reply.full:
+            out.put(b',"structuredContent":')
+            out.put(mirror)
+        if reply.tail:
+            out.put(reply.tail)
+        out.put(b"}")
+
+    def error(self, rid, code, message, data=None):
+        err = {"code": code, "message": message}
+        if data is not None:
+            err["data"] = data
+        out = self.out
+        out.put(_HEAD)
+        out.json(rid)
+        out.put(b',"error":')
+        out.json(err)
+        out.put(b"}")
+        out.end()
+
+    def send(self, msg):
+        # A notification or a request to the client, as a dict with "jsonrpc".
+        self.out.json(msg)
+        self.out.end()
 
 
-def request_frame(id, method, params=None):
-    msg = {"jsonrpc": "2.0", "id": id, "method": method}
-    if params is not None:
-        msg["params"] = params
-    return dumps(msg)
+def _base64_data(result):
+    # Content blocks may carry raw bytes ("data" of an image, "blob" of a resource): a CBOR
+    # link sends them raw, JSON wants base64. The handler's own lists are left as they were.
+    if type(result) is not dict:
+        return result
+    for key, field in (("content", "data"), ("contents", "blob")):
+        blocks = result.get(key)
+        if type(blocks) is not list:
+            continue
+        for i in range(len(blocks)):
+            block = blocks[i]
+            if type(block) is dict and type(block.get(field)) in BINARY:
+                from binascii import b2a_base64
+                if blocks is result[key]:
+                    result = dict(result)
+                    blocks = result[key] = list(blocks)
+                block = dict(block)
+                block[field] = b2a_base64(block[field]).decode().rstrip("\n")
+                blocks[i] = block
+    return result

@@ -1,25 +1,16 @@
 # Prompts: a function filling a message template from string arguments.
 from tinymcp.jsonrpc import RpcError, INVALID_PARAMS
-from tinymcp.server import Registry, describe_head
+from tinymcp.registry import Registry, head
+
+# An entry: (name, fn, description, arguments, title, complete); arguments is
+# [(name, description, required)].
 
 
-class Prompt:
-    def __init__(self, fn, name, description, args, title, complete):
-        self.fn = fn
-        self.name = name
-        self.description = description
-        self.title = title
-        self.complete = complete or {}
-        self.arguments = []  # [(name, description, required)]
-        for key in (args or {}):
-            optional = key[-1] == "?"
-            self.arguments.append((key[:-1] if optional else key, args[key], not optional))
-
-    def describe(self, era):
-        d = describe_head(self, era)
-        if self.arguments:
-            d["arguments"] = [_argument(a) for a in self.arguments]
-        return d
+def describe(prompt, era):
+    d = head(prompt[0], prompt[4], prompt[2], era)
+    if prompt[3]:
+        d["arguments"] = [_argument(a) for a in prompt[3]]
+    return d
 
 
 def _argument(arg):
@@ -36,32 +27,40 @@ def _text_message(text):
 
 class Prompts(Registry):
     def add(self, fn, name, description, args, title, complete):
-        self.put(Prompt(fn, name, description, args, title, complete))
+        arguments = []
+        for key in (args or {}):
+            optional = key[-1] == "?"
+            arguments.append((key[:-1] if optional else key, args[key], not optional))
+        self.put((name, fn, description, arguments, title, complete or {}))
 
-    def get(self, name, args):
+    def get(self, params):
+        name = params.get("name")
+        if type(name) is not str:
+            raise RpcError(INVALID_PARAMS, 'Invalid params: "name" must be a string')
         prompt = self.find(name)
         if prompt is None:
             raise RpcError(INVALID_PARAMS, "Unknown prompt: " + name)
+        args = params.get("arguments")
         if args is None:
             args = {}
         if type(args) is not dict:
             raise RpcError(INVALID_PARAMS, "Invalid params: arguments must be an object")
-        known = [a[0] for a in prompt.arguments]
+        known = [a[0] for a in prompt[3]]
         for key in args:
             if key not in known:
                 raise RpcError(INVALID_PARAMS, "Unknown argument '" + key + "' for prompt " + name)
             if type(args[key]) is not str:
                 raise RpcError(INVALID_PARAMS, "Argument '" + key + "' must be a string")
-        for arg in prompt.arguments:
+        for arg in prompt[3]:
             if arg[2] and arg[0] not in args:
                 raise RpcError(INVALID_PARAMS,
                                "Missing required argument '" + arg[0] + "' for prompt " + name)
-        value = prompt.fn(**args)
+        value = prompt[1](**args)
         if type(value) is str:
             messages = [_text_message(value)]
         else:
             messages = [_text_message(m) if type(m) is str else m for m in value]
         result = {"messages": messages}
-        if prompt.description:
-            result["description"] = prompt.description
+        if prompt[2]:
+            result["description"] = prompt[2]
         return result

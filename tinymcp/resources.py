@@ -1,71 +1,74 @@
 # Resources: exact URIs and RFC 6570 level-1 templates, matched as strings (never as paths).
-from tinymcp.jsonrpc import BINARY, RpcError, INTERNAL_ERROR, RESOURCE_NOT_FOUND, text
-from tinymcp.server import describe_head
+from tinymcp.jsonrpc import BINARY, RpcError, INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, text
+from tinymcp.registry import head
 
 try:
-    from binascii import b2a_base64
+    from micropython import const
 except ImportError:
-    from ubinascii import b2a_base64
+    def const(x):
+        return x
 
+# An entry: (uri, fn, name, description, mime, title, watch, complete, parts); parts is None for
+# an exact URI, else (literals, variables) of the template.
+_FN = const(1)
+_NAME = const(2)
+_DESCRIPTION = const(3)
+MIME = const(4)
+_TITLE = const(5)
+WATCH = const(6)
+COMPLETE = const(7)
+_PARTS = const(8)
 _RESERVED = "/?#"
 
 
-class Resource:
-    def __init__(self, fn, uri, name, description, mime, title, watch, complete):
-        self.fn = fn
-        self.uri = uri
-        self.name = name
-        self.description = description
-        self.mime = mime
-        self.title = title
-        self.watch = watch
-        self.complete = complete or {}
-        self.literals = None
-        self.variables = None
-        if "{" in uri:
-            pieces = uri.split("{")
-            self.literals = [pieces[0]]
-            self.variables = []
-            for piece in pieces[1:]:
-                var, _, literal = piece.partition("}")
-                self.variables.append(var)
-                self.literals.append(literal)
+def describe(res, era):
+    d = head(res[_NAME], res[_TITLE], res[_DESCRIPTION], era)
+    d["uriTemplate" if res[_PARTS] else "uri"] = res[0]
+    if res[MIME]:
+        d["mimeType"] = res[MIME]
+    return d
 
-    def describe(self, era):
-        d = describe_head(self, era)
-        d["uriTemplate" if self.variables else "uri"] = self.uri
-        if self.mime:
-            d["mimeType"] = self.mime
-        return d
 
-    def match(self, uri):
-        # Template variables from uri, or None. A value is never empty and never spans a
-        # reserved character, so "{id}" cannot swallow "../x" or "a/b".
-        literals = self.literals
-        if not uri.startswith(literals[0]):
-            return None
-        pos = len(literals[0])
-        found = {}
-        last = len(self.variables) - 1
-        for i in range(last + 1):
-            literal = literals[i + 1]
-            if literal == "" and i == last:
-                end = len(uri)
-            elif literal == "":
-                return None  # adjacent variables are ambiguous
-            else:
-                end = uri.find(literal, pos)
-                if end < 0:
-                    return None
-            value = uri[pos:end]
-            if not value:
+def _parse(uri):
+    # "a/{x}/b/{y}" -> (["a/", "/b/", ""], ["x", "y"])
+    pieces = uri.split("{")
+    literals = [pieces[0]]
+    variables = []
+    for piece in pieces[1:]:
+        var, _, literal = piece.partition("}")
+        variables.append(var)
+        literals.append(literal)
+    return literals, variables
+
+
+def match(parts, uri):
+    # Template variables from uri, or None. A value is never empty and never spans a
+    # reserved character, so "{id}" cannot swallow "../x" or "a/b".
+    literals, variables = parts
+    if not uri.startswith(literals[0]):
+        return None
+    pos = len(literals[0])
+    found = {}
+    last = len(variables) - 1
+    for i in range(last + 1):
+        literal = literals[i + 1]
+        if literal == "" and i == last:
+            end = len(uri)
+        elif literal == "":
+            return None  # adjacent variables are ambiguous
+        else:
+            end = uri.find(literal, pos)
+            if end < 0:
                 return None
-            for ch in _RESERVED:
-                if ch in value:
-                    return None
-            found[self.variables[i]] = _unquote(value)
-            pos = end + len(literal)
-        return found if pos == len(uri) else None
+        value = uri[pos:end]
+        if not value:
+            return None
+        for ch in _RESERVED:
+            if ch in value:
+                return None
+        found[variables[i]] = _unquote(value)
+        pos = end + len(literal)
+    return found if pos == len(uri) else None
 
 
 def _unquote(text):
@@ -98,13 +101,14 @@ class Resources:
 
     def add(self, fn, uri, name, description, mime, title, watch, complete):
         self.remove(uri)
-        res = Resource(fn, uri, name, description, mime, title, watch, complete)
-        (self.templates if res.variables else self.static).append(res)
+        parts = _parse(uri) if "{" in uri else None
+        entry = (uri, fn, name, description, mime, title, watch, complete or {}, parts)
+        (self.templates if parts else self.static).append(entry)
 
     def remove(self, uri):
         for group in (self.static, self.templates):
             for res in group:
-                if res.uri == uri:
+                if res[0] == uri:
                     group.remove(res)
                     return True
         return False
@@ -112,10 +116,10 @@ class Resources:
     def resolve(self, uri):
         # -> (resource, variables) or None. Exact URIs win over templates.
         for res in self.static:
-            if res.uri == uri:
+            if res[0] == uri:
                 return res, {}
         for res in self.templates:
-            found = res.match(uri)
+            found = match(res[_PARTS], uri)
             if found is not None:
                 return res, found
         return None
@@ -128,30 +132,40 @@ class Resources:
 
     def template(self, uri_template):
         for res in self.templates:
-            if res.uri == uri_template:
+            if res[0] == uri_template:
                 return res
         return None
 
-    def fetch(self, uri):
-        # -> (resource, what its function returned); a failing read is an RpcError naming it.
+    def watch(self, uri):
+        # The current value of uri's watch (None without one, or when it fails).
+        found = self.resolve(uri)
+        if found is None or found[0][WATCH] is None:
+            return None
+        try:
+            return found[0][WATCH](**found[1])
+        except Exception:
+            return None
+
+    def read(self, params):
+        uri = params.get("uri")
+        if type(uri) is not str:
+            raise RpcError(INVALID_PARAMS, 'Invalid params: "uri" must be a string')
         res, variables = self.lookup(uri)
         try:
-            return res, res.fn(**variables)
+            value = res[_FN](**variables)
         except RpcError:
             raise
         except Exception as e:  # a sensor fault: its advice, not "Internal error"
             why = str(e) or e.__class__.__name__
             raise RpcError(INTERNAL_ERROR, "Reading " + uri + " failed: " + why, {"uri": uri})
-
-    def read(self, uri):
-        res, value = self.fetch(uri)
         if type(value) is list and value and type(value[0]) is dict and "uri" in value[0]:
             return {"contents": value}  # the resource built its own contents
-        return {"contents": [content(uri, value, res.mime)]}
+        return {"contents": [content(uri, value, res[MIME])]}
 
 
 def content(uri, value, mime=None):
-    # One resource content: str -> text, bytes -> base64 blob, anything else -> JSON text.
+    # One resource content: str -> text, bytes -> blob (raw; the link encodes it), anything
+    # else -> JSON text.
     item = {"uri": uri}
     if type(value) is str:
         if mime:
@@ -159,7 +173,7 @@ def content(uri, value, mime=None):
         item["text"] = value
     elif type(value) in BINARY:
         item["mimeType"] = mime or "application/octet-stream"
-        item["blob"] = b2a_base64(value).decode().rstrip("\n")
+        item["blob"] = bytes(value)
     else:
         item["mimeType"] = mime or "application/json"
         item["text"] = text(value)

@@ -41,7 +41,10 @@ def array(items, description=None, min_items=None, max_items=None):
 
 
 def obj(properties, description=None):
-    # An object schema from the compact {"name": schema, "optional?": schema} form.
+    # An object schema from the compact {"name": schema, "optional?": schema} form; a whole
+    # schema (it has a "type" string) is returned as it is.
+    if type(properties.get("type")) is str:
+        return properties
     props = {}
     required = []
     for name in properties:
@@ -70,6 +73,8 @@ def _type_ok(kind, value):
             if _type_ok(k, value):
                 return True
         return False
+    if type(value) is float and (value != value or value - value != 0):
+        return False  # NaN or infinity: no JSON number, whatever the schema says
     if kind == "integer" and type(value) is float:
         return value == int(value)  # JSON has one number type: 2.0 is an integer
     if type(value) is bool:
@@ -117,6 +122,28 @@ def check(schema, value, path=""):
     return None
 
 
+def arguments(declared, args):
+    # -> None when args (a dict) fit a tool's declared inputs, else the sentence for the model.
+    # declared: the compact form, checked as the object schema obj() publishes for it, or a
+    # whole schema.
+    if type(declared.get("type")) is str:
+        return check(declared, args)
+    for key in declared:
+        if key[-1] != "?" and key not in args:
+            return "missing required argument '" + key + "'"
+    for name in args:
+        sub = declared.get(name)
+        if sub is None:
+            sub = declared.get(name + "?")
+            if sub is None:
+                known = ", ".join([k[:-1] if k[-1] == "?" else k for k in declared]) or "none"
+                return "unknown argument '" + name + "' (accepted: " + known + ")"
+        err = check(sub, args[name], name)
+        if err:
+            return err
+    return None
+
+
 def _check_object(schema, value, path):
     props = schema.get("properties") or {}
     for name in schema.get("required", ()):
@@ -161,7 +188,7 @@ def _json_type(value):
     if type(value) is int:
         return "integer"
     if type(value) is float:
-        return "number"
+        return "number" if value - value == 0 else "NaN or infinity"
     if type(value) is str:
         return "string"
     if type(value) is list:

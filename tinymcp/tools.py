@@ -1,39 +1,51 @@
 # Tools: one decorated function each; its declared schema drives tools/list and validation.
 from tinymcp import schema
-from tinymcp.jsonrpc import text
-from tinymcp.server import Registry, describe_head
+from tinymcp.jsonrpc import RpcError, INVALID_PARAMS
+from tinymcp.registry import Registry, head
+
+try:
+    from micropython import const
+except ImportError:
+    def const(x):
+        return x
+
+# An entry: (name, fn, description, inputs, outputs, title, hints, wants_ctx). inputs and outputs
+# are kept as declared (the compact form or a whole schema); hints packs the annotations.
+_FN = const(1)
+_DESCRIPTION = const(2)
+_INPUTS = const(3)
+_OUTPUTS = const(4)
+_TITLE = const(5)
+_HINTS = const(6)
+_CTX = const(7)
+HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 
-class Tool:
-    def __init__(self, fn, name, description, inputs, outputs, title, annotations, wants_ctx):
-        self.fn = fn
-        self.name = name
-        self.description = description
-        self.title = title
-        self.input_schema = _schema(inputs or {})
-        self.output_schema = _schema(outputs) if outputs is not None else None
-        self.annotations = annotations
-        self.wants_ctx = wants_ctx
-
-    def describe(self, era):
-        d = describe_head(self, era)
-        d["inputSchema"] = self.input_schema
-        if self.output_schema is not None and era >= 2:
-            d["outputSchema"] = self.output_schema
-        if era >= 1 and (self.annotations or self.title):
-            notes = {}
-            if self.title:
-                notes["title"] = self.title
-            for key in self.annotations:
-                notes[key] = self.annotations[key]
-            d["annotations"] = notes
-        return d
+def pack_hints(values):
+    # (True/False/None, ...) in HINTS order -> one small int, two bits a hint (0 = not given).
+    packed = 0
+    for i in range(len(values)):
+        if values[i] is not None:
+            packed |= (2 if values[i] else 1) << (2 * i)
+    return packed
 
 
-def _schema(declared):
-    # The compact {"name": schema} form, or a whole JSON Schema (it has a "type" string) used
-    # as written, for 2020-12 keywords such as $defs that the compact form does not spell.
-    return declared if type(declared.get("type")) is str else schema.obj(declared)
+def describe(tool, era):
+    d = head(tool[0], tool[_TITLE], tool[_DESCRIPTION], era)
+    d["inputSchema"] = schema.obj(tool[_INPUTS])
+    if tool[_OUTPUTS] is not None and era >= 2:
+        d["outputSchema"] = schema.obj(tool[_OUTPUTS])
+    hints = tool[_HINTS]
+    if era >= 1 and (hints or tool[_TITLE]):
+        notes = {}
+        if tool[_TITLE]:
+            notes["title"] = tool[_TITLE]
+        for i in range(len(HINTS)):
+            bits = (hints >> (2 * i)) & 3
+            if bits:
+                notes[HINTS[i]] = bits == 2
+        d["annotations"] = notes
+    return d
 
 
 def error_result(text):
@@ -41,47 +53,65 @@ def error_result(text):
 
 
 class Tools(Registry):
-    def add(self, fn, name, description, inputs, outputs, title, annotations, wants_ctx):
-        self.put(Tool(fn, name, description, inputs, outputs, title, annotations, wants_ctx))
+    def add(self, fn, name, description, inputs, outputs, title, hints, wants_ctx):
+        self.put((name, fn, description, inputs or {}, outputs, title, hints, wants_ctx))
 
-    def call(self, tool, args, ctx, era):
+    def call(self, server, params):
+        name = params.get("name")
+        if type(name) is not str:
+            raise RpcError(INVALID_PARAMS, 'Invalid params: "name" must be a string')
+        tool = self.find(name)
+        if tool is None:
+            raise RpcError(INVALID_PARAMS, "Unknown tool: " + name)
+        args = params.get("arguments")
+        if args is None:
+            args = {}
         # Argument problems and tool failures are results with isError, so a model can retry.
         if type(args) is not dict:
-            return error_result("Invalid arguments for " + tool.name + ": expected an object")
-        problem = schema.check(tool.input_schema, args)
+            return error_result("Invalid arguments for " + name + ": expected an object")
+        declared = tool[_INPUTS]
+        problem = schema.arguments(declared, args)
         if problem:
-            return error_result("Invalid arguments for " + tool.name + ": " + problem)
-        props = tool.input_schema["properties"]
-        for key in props:
-            prop = props[key]
-            if key not in args:
-                if "default" in prop:
-                    args[key] = prop["default"]
-            elif prop.get("type") == "integer" and type(args[key]) is float:
-                args[key] = int(args[key])
+            return error_result("Invalid arguments for " + name + ": " + problem)
+        _complete(declared, args)
         try:
-            if tool.wants_ctx:
-                value = tool.fn(ctx=ctx, **args)
+            if tool[_CTX]:
+                value = tool[_FN](ctx=server.ctx, **args)
             else:
-                value = tool.fn(**args)
+                value = tool[_FN](**args)
         except Exception as e:
             text = str(e)
-            return error_result(tool.name + " failed: " + (text or e.__class__.__name__))
-        return shape(value, tool.output_schema is not None, era)
+            return error_result(name + " failed: " + (text or e.__class__.__name__))
+        return shape(value, tool[_OUTPUTS] is not None, server)
 
 
-_TEXT_HEAD = b'{"content":[{"type":"text","text":'
+def _complete(declared, args):
+    # Defaults for missing optional arguments; integers given as 2.0 become 2.
+    props = declared.get("properties") if type(declared.get("type")) is str else declared
+    if not props:
+        return
+    for key in props:
+        prop = props[key]
+        name = key[:-1] if key[-1] == "?" else key
+        if name not in args:
+            if "default" in prop:
+                args[name] = prop["default"]
+        elif prop.get("type") == "integer" and type(args[name]) is float:
+            args[name] = int(args[name])
 
 
-def shape(value, structured, era):
+def shape(value, structured, server):
     # A tool's return value as a CallToolResult: dict -> structured content with a text mirror,
     # str -> one text block, list -> content blocks as given, None -> no content.
     if type(value) is dict:
-        # Encoded as pieces, so no result dict is built: the JSON of value and its mirror.
-        mirror = text(value)
-        if era >= 2:
-            return (_TEXT_HEAD, text(mirror), b'}],"structuredContent":', mirror, b"}")
-        return (_TEXT_HEAD, text(mirror), b"}]}")
+        for key in value:  # a reading gone wrong must not become a frame JSON cannot carry
+            x = value[key]
+            if type(x) is float and x - x != 0:
+                return error_result("the tool's result holds NaN or infinity in '" + key + "'")
+        reply = server.structured
+        reply.value = value
+        reply.full = server.era >= 2
+        return reply
     if type(value) is str:
         return {"content": [{"type": "text", "text": value}]}
     if type(value) is list:

@@ -35,12 +35,12 @@ class Wire:
         self.buf[:len(data)] = data
         return len(data)
 
-    def write(self, piece):
-        self.line += piece.encode() if type(piece) is str else piece
-
-    def end(self):
-        self.lines.append(bytes(self.line) + b"\n")
-        self.line = bytearray()
+    def write(self, data):  # one message (or a full-buffer chunk of one)
+        self.line += data
+        while b"\n" in self.line:
+            at = self.line.find(b"\n") + 1
+            self.lines.append(bytes(self.line[:at]))
+            self.line = self.line[at:]
 
 
 def sim_board():

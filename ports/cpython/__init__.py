@@ -7,11 +7,14 @@ from tinymcp.channel import Channel
 
 
 class FdStream:
-    def __init__(self, rfd=None, wfile=None, size=4096):
+    # Reads into one buffer; writes each message with os.write, whatever Python's own stdout
+    # buffering is (PYTHONUNBUFFERED=1 would turn every print-style write into a syscall).
+    def __init__(self, rfd=None, wfd=None, size=4096):
         self.rfd = sys.stdin.fileno() if rfd is None else rfd
-        self.wfile = sys.stdout.buffer if wfile is None else wfile
+        self.wfd = sys.stdout.fileno() if wfd is None else wfd
         self.buf = bytearray(size)
         self._bufs = [self.buf]
+        self.gone = False
 
     def recv(self, timeout_ms):
         ready, _, _ = select.select((self.rfd,), (), (), timeout_ms / 1000)
@@ -23,18 +26,16 @@ class FdStream:
             return -1
         return n if n > 0 else -1
 
-    def write(self, piece):
-        try:
-            self.wfile.write(piece.encode() if type(piece) is str else piece)
-        except (ValueError, OSError):
-            pass  # the reader went away; recv will see the end of input
-
-    def end(self):
-        try:
-            self.wfile.write(b"\n")
-            self.wfile.flush()
-        except (ValueError, OSError):
-            pass
+    def write(self, data):
+        # One message: one os.write, unless the pipe takes it in parts.
+        view = memoryview(data)
+        while view and not self.gone:
+            try:
+                view = view[os.write(self.wfd, view):]
+            except BlockingIOError:  # a non-blocking fd whose reader is slow: wait for room
+                select.select((), (self.wfd,), ())
+            except OSError:  # the reader went away; recv will see the end of input
+                self.gone = True
 
 
 def serve(server, stream=None, max_frame=None):

@@ -39,11 +39,8 @@ class StdioStream:
             n += 1
         return n
 
-    def write(self, piece):
-        self.tx.write(piece)  # a str is a buffer too on MicroPython: no encoding copy
-
-    def end(self):
-        self.tx.write(b"\n")
+    def write(self, data):
+        self.tx.write(data)
 
 
 class UARTStream:
@@ -66,11 +63,8 @@ class UARTStream:
         n = uart.readinto(self.buf, min(uart.any(), len(self.buf)))
         return n or 0
 
-    def write(self, piece):
-        self.uart.write(piece)
-
-    def end(self):
-        self.uart.write(b"\n")
+    def write(self, data):
+        self.uart.write(data)
 
 
 def serve(server, stream=None, max_frame=None):

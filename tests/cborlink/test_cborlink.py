@@ -143,7 +143,7 @@ def test_a_cbor_request_gets_a_cbor_answer_without_the_jsonrpc_member():
     c, j = out[1][1], out[2][1]
     assert "jsonrpc" not in c and c["id"] == 1
     assert c["result"] == j["result"]
-    assert channel.link.frames == 1 and channel.link.dropped == 0
+    assert channel.cbor.frames == 1 and channel.cbor.dropped == 0
 
 
 def test_a_structured_tool_result_omits_its_text_mirror():
@@ -204,7 +204,7 @@ def test_a_corrupted_frame_is_dropped_and_counted_and_the_next_one_served():
     bad[3] ^= 0x40
     reason, out, channel = serve([INIT, good, bytes(bad), b"\xa5garbage\n", cframe("ping", id=3)])
     assert [m.get("id") for _, m in out[1:]] == [1, 3]
-    assert channel.link.dropped == 2 and channel.link.frames == 2
+    assert channel.cbor.dropped == 2 and channel.cbor.frames == 2
 
 
 def test_garbage_before_any_cbor_frame_is_answered_as_json_garbage():
@@ -226,7 +226,7 @@ def test_a_cbor_frame_split_across_reads_is_served():
 
 
 class JsonOnly(Channel):
-    cbor = False
+    offer_cbor = False
 
 
 def test_a_json_only_channel_offers_no_cbor_and_treats_cbor_as_garbage():
@@ -236,7 +236,7 @@ def test_a_json_only_channel_offers_no_cbor_and_treats_cbor_as_garbage():
     channel.run()
     msgs = [json.loads(line) for line in stream.lines]
     assert msgs[0]["result"]["capabilities"]["experimental"]["tinymcp/link"] == {"maxFrame": 4096}
-    assert msgs[1]["error"]["code"] == -32700 and channel.link is False
+    assert msgs[1]["error"]["code"] == -32700 and channel.cbor is False
 
 
 def test_the_json_path_base64s_raw_image_bytes_and_leaves_the_tool_list_alone():
@@ -263,4 +263,4 @@ def test_a_board_without_cborlink_says_so_once_then_treats_cbor_as_garbage():
     assert "cborlink.py" in out[1][1]["error"]["message"]
     assert out[1][1]["error"]["data"] == {"reason": "link-unavailable", "link": "cbor"}
     assert out[2][1]["error"]["code"] == -32700 and "cborlink" not in out[2][1]["error"]["message"]
-    assert out[3][1]["id"] == 3 and channel.link is False
+    assert out[3][1]["id"] == 3 and channel.cbor is False

@@ -71,12 +71,14 @@ def demo_server():
 
 class FakeStream:
     # A port stream fed from a list of byte chunks (None: a quiet moment, recv times out). Every
-    # line the board ends is kept raw in .lines; .sent parses them as JSON.
+    # line the board writes is kept raw in .lines, with the count of writes it took; .sent
+    # parses them as JSON.
     def __init__(self, chunks, size=64):
         self.chunks = list(chunks)
         self.buf = bytearray(size)
         self.lines = []
         self.line = bytearray()
+        self.writes = []  # the size of every write, in order
 
     def recv(self, timeout_ms):
         if not self.chunks:
@@ -90,13 +92,13 @@ class FakeStream:
         self.buf[:len(chunk)] = chunk
         return len(chunk)
 
-    def write(self, piece):
-        self.line.extend(piece.encode() if type(piece) is str else piece)
-
-    def end(self):
-        assert b"\n" not in self.line
-        self.lines.append(bytes(self.line))
-        self.line = bytearray()
+    def write(self, data):
+        self.writes.append(len(data))
+        self.line.extend(data)
+        while b"\n" in self.line:
+            at = self.line.find(b"\n")
+            self.lines.append(bytes(self.line[:at]))
+            self.line = self.line[at + 1:]
 
     @property
     def sent(self):

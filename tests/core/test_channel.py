@@ -47,3 +47,23 @@ def test_interrupt_byte_ends_serving():
 def test_quiet_periods_poll_and_keep_serving():
     reason, sent = serve([None, init(), None, None, frame("ping", id=4) + b"\n"])
     assert reason == "eof" and sent[-1]["id"] == 4
+
+
+def test_every_message_leaves_in_one_write_or_a_few_large_ones():
+    from tinymcp.framing import Out
+    server = Server("ch", "0")
+    for i in range(40):  # a tools/list page of several KiB
+        server.tool("tool_%d" % i, "A tool with a long description " + "x" * 80)(lambda: "hi")
+    stream = FakeStream([init(), frame("tools/list", id=1) + b"\n",
+                         frame("tools/call", {"name": "tool_1"}, id=2) + b"\n"], size=16)
+    Channel(server, stream).run()
+    lengths = [len(line) + 1 for line in stream.lines]
+    assert len(lengths) == 3 and lengths[1] > 4096
+    assert sum(stream.writes) == sum(lengths)
+    if Out.size == 0:  # CPython: a message is joined whole, then written once
+        assert stream.writes == lengths
+    else:  # MicroPython: one write per message that fits the output buffer; a longer one
+        # leaves in a few large writes (its head, the cached page as it is, its end)
+        assert stream.writes[0] == lengths[0] and stream.writes[-1] == lengths[2]
+        pieces = stream.writes[1:-1]
+        assert sum(pieces) == lengths[1] and len(pieces) <= 2 + lengths[1] // Out.size

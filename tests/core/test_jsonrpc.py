@@ -94,12 +94,9 @@ def test_handler_exception_is_internal_error_without_traceback():
 
     def broken(server, params):
         raise KeyError("boom")
-    from tinymcp import server as server_module
-    server_module._METHODS["test/broken"] = broken
-    try:
-        err = error(server, "test/broken")
-    finally:
-        del server_module._METHODS["test/broken"]
+    server.handlers = dict(server.handlers)  # this server's own table, one more handler
+    server.handlers["test/broken"] = broken
+    err = error(server, "test/broken")
     assert err["code"] == -32603
     assert "Traceback" not in err["message"] and len(err["message"]) < 200
 

@@ -45,7 +45,7 @@ def test_sim_carries_only_the_capabilities_and_drivers_it_uses(repo):
     server = mod.build(bench=False)
     for kind, path in CAPABILITIES.items():
         assert (path in files) == (getattr(server, kind) is not None), kind
-    assert ("tinymcp/complete.py" in files) == server.has_completions
+    assert ("tinymcp/complete.py" in files) == server.completions
     # the drivers main.py imports at module level ship...
     with open(os.path.join(repo, "boards/sim/main.py")) as f:
         tree_ = ast.parse(f.read())
@@ -117,11 +117,11 @@ def test_the_cbor_link_mode_ships_only_when_asked(repo, tmp_path):
     assert set(tree(cbor)) == set(tree(plain)) | link
 
 
-def test_a_handshake_only_tree_serves_and_sends_modern_clients_back_to_initialize(repo, tmp_path):
+def test_a_handshake_only_tree_serves_and_sends_stateless_clients_back_to_initialize(repo, tmp_path):
     out = tmp_path / "lean"
     assert main(["--board", "sim", "--dry-run", "--build", str(out), "--root", repo,
                  "--handshake-only"]) == 0
-    assert "tinymcp/modern.mpy" not in tree(out)
+    assert "tinymcp/stateless.mpy" not in tree(out)
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {}}
     frames = [{"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}},
@@ -187,11 +187,11 @@ def test_the_built_tree_serves_under_micropython(repo, tmp_path):
 
 
 def test_every_board_carries_the_2026_revision_a_client_may_open_with(repo):
-    # server.py imports tinymcp.modern when a connection's first request is server/discover:
+    # server.py imports tinymcp.stateless when a connection's first request is server/discover:
     # a board without it would stop serving on such a client.
     for board in boards(repo):
-        if os.path.exists(os.path.join(repo, "tinymcp", "modern.py")):
-            assert "tinymcp/modern.py" in files_of(repo, board), board
+        if os.path.exists(os.path.join(repo, "tinymcp", "stateless.py")):
+            assert "tinymcp/stateless.py" in files_of(repo, board), board
 
 
 def test_the_module_runs_as_a_command(repo, tmp_path):

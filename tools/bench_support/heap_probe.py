@@ -91,7 +91,7 @@ def module_costs():
     # "tinymcp" first: its __init__ brings server and jsonrpc. The last three load on demand.
     names = ("tinymcp", "tinymcp.clock", "tinymcp.schema", "tinymcp.tools", "tinymcp.resources",
              "tinymcp.framing", "tinymcp.channel", "tinymcp.prompts", "tinymcp.complete",
-             "tinymcp.modern")
+             "tinymcp.stateless")
     costs = []
     last = held()
     first = last
@@ -133,13 +133,10 @@ class Feed:
     def recv(self, timeout_ms):
         return self.n
 
-    def write(self, piece):  # bytes or str pieces of an answer (the streaming API)
+    def write(self, data):  # one whole answer (or a full-buffer chunk of one)
         pass
 
-    def send(self, frame):  # a whole answer (the older API)
-        pass
-
-    def end(self):
+    def end(self):  # the older, streaming API
         pass
 
 
@@ -188,7 +185,7 @@ def board_costs(board_name):
         out["loop_read"] = per(serve_loop(server, READ))
     except Exception as e:
         out["loop (error)"] = e.__class__.__name__ + ": " + str(e)
-    server.write = None
+    server.link = None
     server.pump = None
     out["stages"] = stages(server)
 
@@ -217,43 +214,41 @@ def stages(server):
         json.dump(obj, scratch, separators=compact)
 
     adc = CALLS["read_adc"]
-    stage("call: serve loop total (framing, respond, write pieces)", serve_loop(server, adc))
-    stage("call: respond() total", lambda: server.respond(adc, discard))
+    stage("call: serve loop total (framing, decode, handle, encode, write)", serve_loop(server, adc))
     stage("call:  - json loads of the frame", lambda: jsonrpc.loads(adc))
     try:
-        from tinymcp import schema, tools as tools_mod
-        import tinymcp.server as server_mod
+        from tinymcp import schema
+        from tinymcp.framing import Out
         params = jsonrpc.loads(adc)["params"]
         tool = server.tools.find("read_adc")
         args = params["arguments"]
-        value = tool.fn(**args)
-        stage("call:  - handler _tools_call (check, run, shape)",
-              lambda: server_mod._tools_call(server, params))
-        stage("call:     - schema.check of the arguments", lambda: schema.check(tool.input_schema, args))
-        stage("call:     - the tool function, fn(**args)", lambda: tool.fn(**args))
-        stage("call:     - shape() of its dict", lambda: tools_mod.shape(value, True, 3))
-        stage("call:     - alt: json.dump of its dict to a stream", lambda: dump_to_stream(value))
-        stage("call:  - id text for the envelope", lambda: jsonrpc.text(4711))
+        handler = server.handlers["tools/call"]
+        link = jsonrpc.JsonLink(Out(discard))
+        reply = handler(server, params)
+        stage("call:  - handler tools/call (check, run, shape)", lambda: handler(server, params))
+        stage("call:     - schema.arguments of the arguments", lambda: schema.arguments(tool[3], args))
+        stage("call:     - the tool function, fn(**args)", lambda: tool[1](**args))
+        stage("call:  - the JSON link writes the answer (envelope, text mirror)",
+              lambda: link.result(4711, reply))
+        stage("call:     - alt: json.dump of its dict to a stream", lambda: dump_to_stream(reply.value))
     except Exception as e:
         found["call stages (error)"] = e.__class__.__name__ + ": " + str(e)
-    stage("call: handle() total (joins the pieces)", lambda: server.handle(adc))
+    stage("call: handle() total (a bytes answer)", lambda: server.handle(adc))
 
     stage("ping: serve loop total", serve_loop(server, PING))
-    stage("ping: respond() total", lambda: server.respond(PING, discard))
     stage("ping:  - json loads of the frame", lambda: jsonrpc.loads(PING))
     stage("ping: handle() total", lambda: server.handle(PING))
 
     stage("list: serve loop total", serve_loop(server, LIST))
-    stage("list: respond() total", lambda: server.respond(LIST, discard))
     stage("list:  - json loads of the frame", lambda: jsonrpc.loads(LIST))
     try:
-        import tinymcp.server as server_mod
-        stage("list:  - handler (cached page lookup)", lambda: server_mod._tools_list(server, {}))
-        cached = server_mod._tools_list(server, {})
+        handler = server.handlers["tools/list"]
+        stage("list:  - handler (cached page lookup)", lambda: handler(server, {}))
+        cached = handler(server, {})
         found["list: cached page, bytes long"] = len(cached) if type(cached) is bytes else None
     except Exception as e:
         found["list stages (error)"] = e.__class__.__name__ + ": " + str(e)
-    stage("list: handle() total (joins the pieces)", lambda: server.handle(LIST))
+    stage("list: handle() total", lambda: server.handle(LIST))
 
     # Envelope alternatives: what the framing of one answer could cost at best.
     out_buf = bytearray(8192)

@@ -8,7 +8,7 @@ import time
 from tinymcp.host.deploy import DeployError
 from tinymcp.host.deploy import board as board_end
 from tinymcp.host.deploy.board import Board, check_mpy, check_space, find_port, plan, probe_port, verify
-from tinymcp.host.deploy.files import CBOR_LINK, MODERN, boards, repo_root
+from tinymcp.host.deploy.files import CBOR_LINK, STATELESS, boards, repo_root
 from tinymcp.host.deploy.manifest import write_manifests
 from tinymcp.host.deploy.mpy import DEFAULT_MPY, MPY_VERSIONS, build, print_sizes
 
@@ -101,7 +101,7 @@ def main(argv=None):
     p.add_argument("--no-source-lines", action="store_true",
                    help="leave line numbers out of the .mpy files (about 7%% smaller)")
     p.add_argument("--handshake-only", action="store_true",
-                   help="leave out the 2026-07-28 era (tinymcp/modern): clients fall back to "
+                   help="leave out the 2026-07-28 revision (tinymcp/stateless): clients fall back to "
                         "initialize, the bridge never needs it")
     p.add_argument("--manifests", action="store_true", help="rewrite the mip package*.json files")
     p.add_argument("--root", help=argparse.SUPPRESS)
@@ -117,7 +117,7 @@ def main(argv=None):
         if not a.board:
             raise DeployError("--board is required (boards: %s)" % ", ".join(boards(root)))
         extra = CBOR_LINK if a.link == "cbor" else ()
-        leave_out = (MODERN,) if a.handshake_only else ()
+        leave_out = (STATELESS,) if a.handshake_only else ()
         if a.dry_run:
             if not a.build:
                 raise DeployError("--dry-run needs --build DIR")

@@ -138,7 +138,7 @@ CBOR_LINK = ("tinymcp/cborlink.py", "tinymcp/cbor.py")
 
 # The stateless 2026-07-28 era: a board without it answers such requests with -32601 and
 # clients fall back to initialize (the bridge always speaks the handshake era to a board).
-MODERN = "tinymcp/modern.py"
+STATELESS = "tinymcp/stateless.py"
 
 
 def board_files(root, board, extra=(), leave_out=()):

@@ -24,7 +24,7 @@ HANDSHAKE = (
     '{"jsonrpc":"2.0","id":6,"method":"prompts/list"}',
     '{"jsonrpc":"2.0","id":7,"method":"logging/setLevel","params":{"level":"info"}}',
 )
-MODERN = (   # the 2026-07-28 revision: no handshake, any client may open with it
+STATELESS = (   # the 2026-07-28 revision: no handshake, any client may open with it
     '{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}',
     '{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":'
     '{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}',
@@ -84,7 +84,7 @@ def main():
     for frame in HANDSHAKE:
         server.handle(frame.encode())
     modern = board_main.build()   # a second connection, opening in the 2026-07-28 revision
-    for frame in MODERN:
+    for frame in STATELESS:
         modern.handle(frame.encode())
     ours = ("tinymcp/", "ports/", "boards/%s/" % board)
     files = []
@@ -96,7 +96,7 @@ def main():
                 files.append(rel)
     with open(out, "w") as f:
         json.dump({"files": sorted(files),
-                   "completions": bool(getattr(server, "has_completions", False))}, f)
+                   "completions": bool(getattr(server, "completions", False))}, f)
 
 
 if __name__ == "__main__":

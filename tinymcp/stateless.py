@@ -1,0 +1,294 @@
+# The stateless 2026-07-28 revision: per-request _meta, server/discover, subscriptions/listen and
+# input-required results. A revision strategy (see tinymcp/revision.py); loaded only when a
+# connection's first request speaks it.
+from tinymcp.jsonrpc import RpcError, Structured, dumps, loads, text
+from tinymcp.protocol import (STATELESS, VERSIONS as HANDSHAKE_VERSIONS, LEVELS, CLIENT_NEEDS,
+                              HANDSHAKE_ONLY, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
+                              INTERNAL_ERROR, RESOURCE_NOT_FOUND, MISSING_CAPABILITY,
+                              UNSUPPORTED_VERSION, VERSION_META, CAPABILITIES_META, LOG_LEVEL_META,
+                              SUBSCRIPTION_META, SERVER_INFO_META)
+
+VERSIONS = (STATELESS,)
+_OFF = len(LEVELS)  # no notifications/message unless the request asks for a level
+# Requests whose handler may ask the client something, and the param naming what they run.
+_ASKING = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_LISTEN_FLAGS = (("toolsListChanged", "tools"), ("promptsListChanged", "prompts"),
+                 ("resourcesListChanged", "resources"))
+
+
+class InputRequired(BaseException):
+    # Raised by ask() through the handler, past a tool's own `except Exception`, when the
+    # answer can only come with the client's retry. `request` is None for a protocol error.
+    def __init__(self, key, request, error=None):
+        self.key = key
+        self.request = request
+        self.error = error
+
+
+class Stateless:
+    list_ttl_ms = 60000   # tools/prompts/resources lists and discover: registries rarely change
+    read_ttl_ms = 0       # resources/read: a sensor reading is stale at once
+    max_listens = 4       # open subscriptions/listen streams
+
+    def __init__(self, server):
+        self.listens = {}   # listen request id -> the notifications it was granted
+        self.meta = {SERVER_INFO_META: server.info}
+        # Ends every tools/call answer: encoded once.
+        self.tail = b',"resultType":"complete","_meta":' + dumps(self.meta)
+        # The request being served, for input-required results:
+        self.caps = None     # its client capabilities
+        self.params = None   # its params, while it is a request that may ask (tools/call...)
+        self.method = None
+        self.binding = None
+        self.answers = None  # what the client answered so far
+        self.asked = 0       # questions asked so far in this run of the handler
+
+    # -- one request ------------------------------------------------------------------------
+
+    def gate(self, server, method, params):
+        if server.initialized:  # the connection opened with initialize: that era it stays
+            raise RpcError(INVALID_REQUEST, "Invalid Request: this connection speaks the "
+                                            "initialize era; no 2026-07-28 _meta here")
+        if method in HANDSHAKE_ONLY:
+            # initialize names what this connection speaks, for clients that cannot fall forward.
+            raise RpcError(METHOD_NOT_FOUND, "Method not found: " + method
+                           + " is not part of protocol 2026-07-28",
+                           {"supported": list(VERSIONS)} if method == "initialize" else None)
+        meta = params.get("_meta")
+        self._envelope(server, meta)
+        if server.revision is not self:
+            self._lock(server)
+        handler = _OWN.get(method)
+        if handler is None:
+            handler = server.handlers.get(method)
+            if handler is None:
+                raise RpcError(METHOD_NOT_FOUND, "Method not found: " + method)
+            if method in _ASKING:
+                self.method = method
+                self.params = params
+                self.asked = 0
+                responses = params.get("inputResponses")
+                if responses is not None and type(responses) is not dict:
+                    raise RpcError(INVALID_PARAMS,
+                                   "Invalid params: inputResponses must be an object")
+                handler = _asking
+        level = meta.get(LOG_LEVEL_META)
+        if level is not None:
+            if level not in LEVELS:
+                raise RpcError(INVALID_PARAMS, "Invalid params: " + LOG_LEVEL_META
+                               + " must be one of " + ", ".join(LEVELS))
+            server.log_level = LEVELS.index(level)
+        self.caps = meta[CAPABILITIES_META]
+        return handler
+
+    def _envelope(self, server, meta):
+        # Raises unless _meta carries a supported version and the client's capabilities.
+        if type(meta) is not dict or VERSION_META not in meta or CAPABILITIES_META not in meta:
+            raise RpcError(INVALID_PARAMS, "Invalid params: _meta must carry " + VERSION_META
+                           + " and " + CAPABILITIES_META)
+        version = meta[VERSION_META]
+        if type(version) is not str:
+            raise RpcError(INVALID_PARAMS, "Invalid params: " + VERSION_META + " must be a string")
+        if version not in VERSIONS:
+            # Before the era is decided the client may still fall back to initialize.
+            supported = list(VERSIONS)
+            if server.revision is not self:
+                supported.extend(HANDSHAKE_VERSIONS)
+            raise RpcError(UNSUPPORTED_VERSION, "Unsupported protocol version",
+                           {"supported": supported, "requested": version})
+        if type(meta[CAPABILITIES_META]) is not dict:
+            raise RpcError(INVALID_PARAMS, "Invalid params: " + CAPABILITIES_META
+                           + " must be an object")
+
+    def _lock(self, server):
+        # This connection now speaks 2026-07-28 only.
+        server.revision = self
+        server.version = STATELESS
+        server.era = len(HANDSHAKE_VERSIONS)  # newer than every handshake version: all fields
+        server.log_level = _OFF
+        server.subscriptions = {}
+        server.cache = {}
+
+    def finish(self, server, method, result):
+        # resultType and serverInfo on every result, cache hints on the cacheable ones.
+        if type(result) is bytes:  # encoded once, finished before it was encoded
+            return result
+        if type(result) is Structured:
+            result.tail = self.tail
+            return result
+        result.setdefault("resultType", "complete")
+        if method == "list" or method == "server/discover":
+            result["ttlMs"] = self.list_ttl_ms
+            result["cacheScope"] = "public"
+        elif method == "resources/read" and result["resultType"] == "complete":
+            result["ttlMs"] = self.read_ttl_ms
+            result["cacheScope"] = "private"
+        meta = result.get("_meta")
+        if type(meta) is dict:
+            meta[SERVER_INFO_META] = self.meta[SERVER_INFO_META]
+        else:
+            result["_meta"] = self.meta
+        return result
+
+    def done(self, server):
+        server.log_level = _OFF
+        self.caps = self.params = self.binding = self.answers = None
+
+    # -- input-required results (multi round-trip requests) ---------------------------------
+
+    def ask(self, server, method, params, timeout_ms):
+        # ctx.request() during a 2026-07-28 request: the answer from the retry, or ask for it.
+        if self.params is None:
+            raise RpcError(INTERNAL_ERROR, method + " can only be asked during tools/call, "
+                           "prompts/get or resources/read")
+        need = CLIENT_NEEDS.get(method)
+        if need is None:
+            raise RpcError(INTERNAL_ERROR, method + " is not something a server can ask a client")
+        if self.asked == 0:
+            self._recall()
+        self.asked += 1
+        key = need + "-" + str(self.asked)
+        answers = self.answers
+        if answers and key in answers:
+            return answers[key]
+        if need not in self.caps:
+            raise InputRequired(None, None, RpcError(
+                MISSING_CAPABILITY, "Missing required client capability: " + need,
+                {"requiredCapabilities": {need: {}}}))
+        request = {"method": method}
+        if params is not None:
+            request["params"] = params
+        raise InputRequired(key, request)
+
+    def _recall(self):
+        # The answers this request brings: those kept in its requestState plus the response
+        # to the question asked last. The state holds only what this client answered, bound
+        # to the request (arguments as the tool saw them): a client that edits it can do no
+        # more than answer differently, so it needs no signature.
+        params = self.params
+        self.binding = [self.method, params.get(_ASKING[self.method]), params.get("arguments")]
+        responses = params.get("inputResponses")
+        state = params.get("requestState")
+        if state is None:
+            self.answers = responses
+            return
+        try:
+            saved = loads(state) if type(state) is str else None
+        except Exception:
+            saved = None
+        if (type(saved) is not dict or saved.get("for") != self.binding
+                or type(saved.get("answers")) is not dict):
+            raise InputRequired(None, None, RpcError(
+                INVALID_PARAMS, "Invalid params: requestState does not belong to this request"))
+        answers = saved["answers"]
+        asked = saved.get("asked")
+        if responses and asked in responses:
+            answers[asked] = responses[asked]
+        self.answers = answers
+
+    def input_required(self, signal):
+        if signal.error is not None:
+            raise signal.error
+        state = {"for": self.binding, "asked": signal.key, "answers": self.answers or {}}
+        return {"resultType": "input_required", "inputRequests": {signal.key: signal.request},
+                "requestState": text(state), "_meta": self.meta}
+
+    # -- subscriptions/listen -------------------------------------------------------------
+
+    def listen(self, server, rid, wanted):
+        if type(wanted) is not dict:
+            raise RpcError(INVALID_PARAMS, "Invalid params: notifications must be an object")
+        if rid in self.listens:
+            raise RpcError(INVALID_REQUEST, "Invalid Request: a listen stream with this id is open")
+        if len(self.listens) >= self.max_listens:
+            raise RpcError(INTERNAL_ERROR, "Subscription limit reached: "
+                           + str(self.max_listens) + " open listen streams")
+        granted = {}  # only what this board can ever send
+        for flag, kind in _LISTEN_FLAGS:
+            if wanted.get(flag) is True and getattr(server, kind) is not None:
+                granted[flag] = True
+        uris = wanted.get("resourceSubscriptions")
+        if uris is not None:
+            if type(uris) is not list:
+                raise RpcError(INVALID_PARAMS, "Invalid params: resourceSubscriptions must be "
+                               "a list of URIs")
+            known = [u for u in uris if type(u) is str and server.resources is not None
+                     and server.resources.resolve(u) is not None]
+            if known:
+                granted["resourceSubscriptions"] = known
+        self.listens[rid] = granted
+        # The acknowledgement is the stream's first message; the response comes only when
+        # the stream ends, so this request gets none now.
+        server.notify("notifications/subscriptions/acknowledged",
+                      {"notifications": granted, "_meta": {SUBSCRIPTION_META: rid}})
+        self._watch(server)
+        return None
+
+    def cancel(self, server, rid):
+        if rid in self.listens:
+            del self.listens[rid]
+            self._watch(server)
+
+    def _watch(self, server):
+        # Server.poll() watches the union of the open streams' URIs.
+        was = server.subscriptions
+        now = {}
+        for rid in self.listens:
+            for uri in self.listens[rid].get("resourceSubscriptions", ()):
+                if uri not in now:
+                    now[uri] = was[uri] if uri in was else server.resources.watch(uri)
+        server.subscriptions = now
+
+    def changed(self, server, kind):
+        self._event(server, "notifications/" + kind + "/list_changed", kind + "ListChanged")
+
+    def updated(self, server, uri):
+        if uri in server.subscriptions:
+            self._event(server, "notifications/resources/updated", None, uri)
+
+    def _event(self, server, method, flag, uri=None):
+        # A change notification to every stream that opted in, tagged with its id.
+        for rid in self.listens:
+            granted = self.listens[rid]
+            if uri is None:
+                if flag not in granted:
+                    continue
+                params = {"_meta": {SUBSCRIPTION_META: rid}}
+            else:
+                if uri not in granted.get("resourceSubscriptions", ()):
+                    continue
+                params = {"uri": uri, "_meta": {SUBSCRIPTION_META: rid}}
+            server.notify(method, params)
+
+
+# -- this revision's own handlers, and the one around the handlers that may ask --------------
+
+def _discover(server, params):
+    return server.cached("server/discover", _discover_result)
+
+
+def _discover_result(server):
+    result = {"supportedVersions": list(VERSIONS), "capabilities": server.capabilities()}
+    if server.instructions:
+        result["instructions"] = server.instructions
+    return result
+
+
+def _listen(server, params):
+    return server.revision.listen(server, server.running, params.get("notifications"))
+
+
+def _asking(server, params):
+    revision = server.revision
+    method = revision.method
+    try:
+        return server.handlers[method](server, params)
+    except InputRequired as signal:
+        return revision.input_required(signal)
+    except RpcError as e:
+        if e.code == RESOURCE_NOT_FOUND:  # -32002 belongs to the handshake era
+            raise RpcError(INVALID_PARAMS, e.message, e.data)
+        raise
+
+
+_OWN = {"server/discover": _discover, "subscriptions/listen": _listen}
