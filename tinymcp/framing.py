@@ -183,7 +183,8 @@ else:
                               piece.encode() if kind is str else bytes(piece))
 
         def json(self, value):
-            self.parts.append(_encode(value).encode())
+            self.parts.append(str(value).encode() if type(value) is int else
+                              _encode(value).encode())
 
         def end(self):
             parts = self.parts

@@ -45,12 +45,11 @@ def dumps(obj):
 try:
     json.loads(memoryview(b"0"))
     loads = json.loads  # MicroPython parses any buffer in place
-except TypeError:
+except TypeError:  # CPython: bytes -> str straight from the buffer, then one decoder made once
+    _decode = json.JSONDecoder().decode
+
     def loads(frame):
-        # CPython wants bytes or str, not a memoryview of the line buffer.
-        if type(frame) is memoryview:
-            frame = bytes(frame)
-        return json.loads(frame)
+        return _decode(frame if type(frame) is str else str(frame, "utf-8"))
 
 
 class Structured:

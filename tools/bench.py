@@ -151,18 +151,26 @@ SERVERS = {
     "tinymcp (CPython)": ([sys.executable, "boards/sim/main.py"], None),
     "official SDK MCPServer": ([sys.executable, os.path.join(SUPPORT, "sdk_sim.py")], None),
     "tinymcp (MicroPython unix)": ([MICROPYTHON, "boards/sim/main.py"], "micropython"),
+    "canned-answer floor": ([sys.executable, os.path.join(SUPPORT, "floor_server.py")], None),
 }
+FLOOR = "canned-answer floor"
+IN_FLIGHT = 32
 
 
 def server_cmd(label):
+    # Every server runs with PYTHONUNBUFFERED=1, as MCP host configs and containers often set:
+    # a server that writes its answers in pieces then pays a syscall per piece.
     cmd, kind = SERVERS[label]
-    return cmd, (micropython_env(ROOT) if kind else None)
+    env = micropython_env(ROOT) if kind else dict(os.environ)
+    env["PYTHONUNBUFFERED"] = "1"
+    return cmd, env
 
 
 # -- (a) round trips per second, (f) wire bytes ----------------------------------------------
 
 # Requests per batch, sized so that one batch takes a similar time on each server.
-BATCH = {"tinymcp (CPython)": 120, "official SDK MCPServer": 12, "tinymcp (MicroPython unix)": 40}
+BATCH = {"tinymcp (CPython)": 120, "official SDK MCPServer": 12, "tinymcp (MicroPython unix)": 40,
+         FLOOR: 400}
 
 
 def timed_batch(session, n, method, params_for):
@@ -174,6 +182,38 @@ def timed_batch(session, n, method, params_for):
         if method == "tools/call" and not call_ok(reply) or "result" not in reply:
             bad += 1
     return time.perf_counter() - start, bad
+
+
+def pipelined(session, n, window):
+    # -> (seconds, wrong answers) for n tools/call requests kept `window` in flight: the next
+    # request goes out as each answer comes back, as a busy host (or the bridge) sends them.
+    frames = []
+    for i in range(n):
+        msg = {"jsonrpc": "2.0", "id": 100000 + i, "method": "tools/call", "params": call_params(i)}
+        frames.append(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
+    received = bytearray(session.pending)
+    session.pending = b""
+    sent = got = 0
+    start = time.perf_counter()
+    while got < n:
+        if sent - got < window and sent < n:
+            take = min(n, got + window)
+            session.write(b"".join(frames[sent:take]))
+            sent = take
+        ready, _, _ = select.select((session.fd,), (), (), session.timeout)
+        if not ready:
+            raise TimeoutError("no answer from " + " ".join(session.proc.args))
+        chunk = os.read(session.fd, 65536)
+        if not chunk:
+            raise EOFError("the server closed its output")
+        received += chunk
+        got += chunk.count(b"\n")
+    took = time.perf_counter() - start
+    bad = 0
+    for line in bytes(received).split(b"\n")[:n]:
+        if not call_ok(json.loads(line)):
+            bad += 1
+    return took, bad
 
 
 def call_params(i):
@@ -202,11 +242,15 @@ def rates(batches):
             s.request("tools/call", {"name": "read_adc", "arguments": {"channel": 1}},
                       key="tools/call read_adc")  # for (f)
         found = {label: {"calls": 0, "call_s": 0.0, "reads": 0, "read_s": 0.0, "bad": 0,
-                         "batch_calls_per_s": [], "batch_reads_per_s": []} for label in SERVERS}
+                         "flight": 0, "flight_s": 0.0,
+                         "batch_calls_per_s": [], "batch_reads_per_s": [],
+                         "batch_flight_per_s": []} for label in SERVERS}
         for method, params_for, key in (("tools/call", call_params, "call"),
                                         ("resources/read", read_params, "read")):
             for _ in range(batches):
                 for label, s in sessions.items():
+                    if label == FLOOR and key == "read":
+                        continue  # it only knows one canned answer
                     n = BATCH[label]
                     took, bad = timed_batch(s, n, method, params_for)
                     entry = found[label]
@@ -214,10 +258,20 @@ def rates(batches):
                     entry[key + "_s"] += took
                     entry["bad"] += bad
                     entry["batch_" + key + "s_per_s"].append(n / took)
+        for _ in range(batches):  # 32 in flight, the servers taking turns likewise
+            for label, s in sessions.items():
+                n = BATCH[label] * 4
+                took, bad = pipelined(s, n, IN_FLIGHT)
+                entry = found[label]
+                entry["flight"] += n
+                entry["flight_s"] += took
+                entry["bad"] += bad
+                entry["batch_flight_per_s"].append(n / took)
         for label, s in sessions.items():
             entry = found[label]
             entry["calls_per_s"] = entry["calls"] / entry["call_s"]
-            entry["reads_per_s"] = entry["reads"] / entry["read_s"]
+            entry["reads_per_s"] = entry["reads"] / entry["read_s"] if entry["reads"] else None
+            entry["flight_per_s"] = entry["flight"] / entry["flight_s"]
             entry["startup_ms"] = s.startup_s * 1000
             entry["sizes"] = s.sizes
             entry["exit"], entry["peak_rss_kib"] = s.close()
@@ -226,6 +280,30 @@ def rates(batches):
         for s in sessions.values():
             if s.proc.returncode is None:
                 s.close(2.0)
+
+
+def writes_per_message(label, calls=300):
+    # write(2) calls per answer, counted by strace over a session of `calls` tools/call.
+    strace = shutil.which("strace")
+    if strace is None:
+        return None
+    cmd, env = server_cmd(label)
+    with tempfile.TemporaryDirectory() as tmp:
+        log = os.path.join(tmp, "strace.txt")
+        with Session([strace, "-f", "-c", "-e", "trace=write,writev", "-o", log] + cmd,
+                     env) as s:
+            s.initialize()
+            for i in range(calls):
+                s.request("tools/call", call_params(i))
+            s.close()
+        with open(log) as f:
+            text = f.read()
+    count = 0
+    for line in text.splitlines():
+        parts = line.split()
+        if parts and parts[-1] in ("write", "writev"):
+            count += int(parts[3]) if len(parts) >= 6 else int(parts[-2])
+    return count / (calls + 1)  # the initialize answer too
 
 
 def spread(tiny, sdk, key):
@@ -540,6 +618,36 @@ def rows_for(results):
                      "%.1fx" % (tiny["reads_per_s"] / sdk["reads_per_s"]),
                      "per-batch 10th-90th percentile: " + spread(tiny, sdk, "batch_reads_per_s"),
                      "", ""))
+        floor = a.get(FLOOR)
+        if floor:
+            rows.append(("a", "tools/call round trips/s, stdio, canned-answer floor (no JSON parsing)",
+                         "%.0f /s" % floor["calls_per_s"], "tinymcp %.0f /s (%.2fx the floor)"
+                         % (tiny["calls_per_s"], tiny["calls_per_s"] / floor["calls_per_s"]),
+                         "", ""))
+        if "flight_per_s" in tiny:
+            ratio = tiny["flight_per_s"] / sdk["flight_per_s"]
+            rows.append(("a", "tools/call/s with %d in flight, stdio, PYTHONUNBUFFERED=1 (%d + %d calls)"
+                         % (IN_FLIGHT, tiny["flight"], sdk["flight"]),
+                         "%.0f /s" % tiny["flight_per_s"], "SDK %.0f /s" % sdk["flight_per_s"],
+                         "", ""))
+            rows.append(("a", "ratio tinymcp / SDK, %d in flight" % IN_FLIGHT, "%.1fx" % ratio,
+                         "per-batch 10th-90th percentile: " + spread(tiny, sdk,
+                                                                      "batch_flight_per_s"),
+                         ">= 20x", verdict(ratio, 20, True)))
+            if floor:
+                ratio = tiny["flight_per_s"] / floor["flight_per_s"]
+                rows.append(("a", "ratio tinymcp / canned-answer floor, %d in flight" % IN_FLIGHT,
+                             "%.2fx" % ratio, "floor %.0f /s; per-batch 10th-90th percentile: %s"
+                             % (floor["flight_per_s"], spread(tiny, floor, "batch_flight_per_s")),
+                             ">= 0.5x", verdict(ratio, 0.5, True)))
+            rows.append(("a", "tools/call/s with %d in flight, micropython unix" % IN_FLIGHT,
+                         "%.0f /s" % upy["flight_per_s"], "", "", ""))
+        for label, key in (("tinymcp (CPython)", "CPython"),
+                           ("tinymcp (MicroPython unix)", "micropython unix")):
+            writes = a.get("writes", {}).get(label)
+            if writes is not None:
+                rows.append(("a", "write(2) calls per answer, strace, %s" % key, "%.2f" % writes,
+                             "", "1", verdict(writes, 1.0)))
         rows.append(("a", "tools/call round trips/s, micropython unix", "%.0f /s" % upy["calls_per_s"],
                      "", "", ""))
         rows.append(("a", "resources/read round trips/s, micropython unix",
@@ -548,7 +656,7 @@ def rows_for(results):
                      "SDK %.0f ms" % sdk["startup_ms"], "", ""))
         rows.append(("a", "spawn to initialize answered, micropython (hosted in CPython)",
                      "%.0f ms" % upy["startup_ms"], "", "", ""))
-        bad = sum(v["bad"] for v in a.values())
+        bad = sum(v["bad"] for k, v in a.items() if k != "writes")
         if bad:
             rows.append(("a", "WRONG ANSWERS during the runs", str(bad), "", "0", "missed"))
     b = results.get("b")
@@ -779,6 +887,9 @@ def main(argv=None):
         print("[%s] done in %.1f s" % (key, time.perf_counter() - t), file=sys.stderr, flush=True)
 
     step("a", "round trips over stdio", lambda: rates(2 if args.quick else 150))
+    if "a" in results:
+        results["a"]["writes"] = {label: writes_per_message(label, 30 if args.quick else 300)
+                                  for label in ("tinymcp (CPython)", "tinymcp (MicroPython unix)")}
     step("b", "import time and RSS", lambda: import_costs(1 if args.quick else 5))
     step("c", "MicroPython heap", lambda: heap(args.quick))
     step("d", "smallest heapsize", lambda: smallest_heaps(args.quick))
