@@ -44,7 +44,6 @@ HANDSHAKE_ONLY = ("initialize", "ping", "logging/setLevel", "resources/subscribe
                   "resources/unsubscribe")
 
 # The stateless revision's per-request _meta keys.
-META = "io.modelcontextprotocol/"
 VERSION_META = "io.modelcontextprotocol/protocolVersion"
 CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
 LOG_LEVEL_META = "io.modelcontextprotocol/logLevel"
