@@ -44,6 +44,7 @@ class Channel:
         offer = {"maxFrame": limit}
         if self.cbor_type is not None:
             offer["cbor"] = True
+        server.open_session()  # one stream, one session
         server.link = self.json
         server.pump = self.pump
         server.link_modes = offer

@@ -28,6 +28,10 @@ REASON = "reason"
 NOT_INITIALIZED = "not-initialized"      # the board lost its session (a reset): initialize again
 FRAME_TOO_LONG = "frame-too-long"        # with data["limit"]: the board's frame limit in bytes
 LINK_UNAVAILABLE = "link-unavailable"    # with data["link"]: a link mode the board cannot read
+UNAUTHORIZED = "unauthorized"            # a board on the network wants its token first
+
+# A board on the network: a client's first line is TOKEN_LINE + the token, before any frame.
+TOKEN_LINE = "TOKEN "
 
 # The board's link offer in initialize: capabilities.experimental[LINK_KEY] =
 # {"maxFrame": bytes, "cbor": true when it reads CBOR link frames}.

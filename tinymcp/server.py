@@ -43,6 +43,12 @@ class Server:
         self._answer = None
         self._reset()
 
+    def open_session(self):
+        # A new connection: a new session, in whichever revision its first request speaks.
+        self.revision = HANDSHAKE
+        self.cache = {}
+        self._reset()
+
     def _reset(self):
         self.initialized = False   # initialize answered: requests are served
         self.version = None

@@ -102,6 +102,22 @@ def _env(name):
         return None
 
 
+def _option(name):
+    # The value after `name` on the command line, or None.
+    args = sys.argv
+    return args[args.index(name) + 1] if name in args and args.index(name) + 1 < len(args) else None
+
+
+def _log(text):
+    print(text, file=sys.stderr)
+
+
 if __name__ == "__main__":
-    from ports import serve
-    serve(build())  # the MicroPython port collects garbage before its line buffer
+    listen_on = _option("--listen")
+    if listen_on:  # the board on the network: --listen HOST:PORT [--token TOKEN]
+        from ports.tcp import listen
+        host, _, port = listen_on.rpartition(":")
+        listen(build(), host or "0.0.0.0", int(port), _option("--token"), _log)
+    else:
+        from ports import serve
+        serve(build())  # the MicroPython port collects garbage before its line buffer

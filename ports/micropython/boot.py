@@ -78,9 +78,17 @@ def start(build, button=None, flag=SKIP_FLAG, heartbeat=None, watchdog_ms=None, 
         wdt = WDT(timeout=watchdog_ms)
     if wdt is not None or heartbeat is not None:
         server.poll = Idle(server.poll, heartbeat, wdt)
-    if serve is None:
-        from ports import serve
     try:
+        if serve is None and stream is None:
+            # network.json on the board: serve on Wi-Fi (ports/micropython/wifi.py)
+            from ports.micropython import wifi
+            found, why = wifi.settings()
+            if why:
+                print("tinymcp: not on the network: " + why + "; serving over USB")
+            elif found:
+                return wifi.serve(server, found)
+        if serve is None:
+            from ports import serve
         return serve(server, stream)
     finally:
         if wdt is not None:

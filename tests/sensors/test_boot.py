@@ -103,3 +103,33 @@ def test_start_installs_the_heartbeat_on_the_servers_poll():
         return "interrupt"
     assert start(server, flag=FLAG, heartbeat=Led(), serve=fake_serve) == "interrupt"
     assert isinstance(seen[0], Idle)
+
+
+def write_settings(text):
+    with open(WIFI, "w") as f:
+        f.write(text)
+
+
+WIFI = "tests_sensors_network.json"
+
+
+def test_network_settings_come_from_the_file_on_the_board():
+    from ports.micropython import wifi
+    try:
+        assert wifi.settings(WIFI) == (None, None)  # no file: serve over USB
+        write_settings('{"ssid": "lab", "password": "pw", "token": "0123456789abcdef"}')
+        found, why = wifi.settings(WIFI)
+        assert why is None and found["ssid"] == "lab" and found.get("port", wifi.PORT) == 8765
+        for text, says in (('{"ssid": "lab", "token": "short"}', "token"),
+                           ('{"ssid": "lab"}', "token"),
+                           ('{"token": "0123456789abcdef"}', "ssid"),
+                           ('{"ssid": "lab", "token": "0123456789abcdef", "port": 0}', "port"),
+                           ("{not json", "JSON")):
+            write_settings(text)
+            found, why = wifi.settings(WIFI)
+            assert found is None and says in why, (text, why)
+    finally:
+        try:
+            os.remove(WIFI)
+        except OSError:
+            pass
