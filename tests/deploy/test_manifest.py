@@ -46,7 +46,7 @@ def test_every_url_is_a_real_repo_file(repo):
 
 def test_the_core_list_is_the_real_core(repo):
     in_git = tracked(repo)
-    on_disk = set(os.path.relpath(p, repo) for pattern in ("tinymcp/*.py", "ports/__init__.py",
+    on_disk = set(os.path.relpath(p, repo) for pattern in ("tinymcp/*.py", "ports/*.py",
                                                            "ports/micropython/*.py")
                   for p in glob.glob(os.path.join(repo, pattern)))
     core = on_disk & in_git if in_git is not None else on_disk
