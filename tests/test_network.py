@@ -81,7 +81,7 @@ def test_a_client_with_the_token_gets_a_session(board):
     client = Client(port)
     assert client.request(1, "initialize", INIT["params"])["result"]["serverInfo"]["name"] == "tinymcp-sim"
     reply = client.request(2, "tools/call", {"name": "read_adc", "arguments": {"channel": 1}})
-    assert set(reply["result"]["structuredContent"]) == {"raw", "volts"}
+    assert set(reply["result"]["structuredContent"]) == {"raw", "volts", "units", "age_ms"}
     client.close()
 
 

@@ -28,7 +28,8 @@ def test_sdk_client_lists_calls_reads_and_subscribes(runtime):
     async def session():
         async with sdk_client(runtime, message_handler=on_message) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
-            assert sorted(tools) == ["read_adc", "read_temperature", "set_led"]
+            assert sorted(tools) == ["clear_alert", "plot_history", "read_adc", "read_history",
+                                    "read_temperature", "set_alert", "set_led"]
             assert tools["read_adc"].input_schema["properties"]["channel"]["maximum"] == 3
             assert tools["set_led"].annotations.read_only_hint is False
             assert tools["read_temperature"].annotations.read_only_hint is True
@@ -49,7 +50,9 @@ def test_sdk_client_lists_calls_reads_and_subscribes(runtime):
             assert led.structured_content == {"on": True}
 
             listed = (await client.list_resources()).resources
-            assert [str(r.uri) for r in listed] == ["sensor://temperature"]
+            assert [str(r.uri) for r in listed] == ["sensor://temperature",
+                                                    "sensor://temperature/history",
+                                                    "sensor://alerts"]
             read = await client.read_resource("sensor://temperature")
             assert read.contents[0].mime_type == "application/json"
             assert '"celsius"' in read.contents[0].text

@@ -41,7 +41,8 @@ def test_sdk_lists_calls_reads_and_listens_in_the_2026_era(runtime, mode):
 
             listed = await client.list_tools()
             tools = {t.name: t for t in listed.tools}
-            assert sorted(tools) == ["read_adc", "read_temperature", "set_led"]
+            assert sorted(tools) == ["clear_alert", "plot_history", "read_adc", "read_history",
+                                    "read_temperature", "set_alert", "set_led"]
             assert listed.result_type == "complete" and listed.ttl_ms >= 0
             assert tools["read_adc"].input_schema["properties"]["channel"]["maximum"] == 3
             assert tools["set_led"].annotations.read_only_hint is False
@@ -58,7 +59,9 @@ def test_sdk_lists_calls_reads_and_listens_in_the_2026_era(runtime, mode):
             assert led.structured_content == {"on": True}
 
             resources = (await client.list_resources()).resources
-            assert [str(r.uri) for r in resources] == ["sensor://temperature"]
+            assert [str(r.uri) for r in resources] == ["sensor://temperature",
+                                                       "sensor://temperature/history",
+                                                       "sensor://alerts"]
             read = await client.read_resource("sensor://temperature")
             assert read.contents[0].mime_type == "application/json"
             assert '"celsius"' in read.contents[0].text

@@ -24,6 +24,34 @@ def _cbor_link():
         return None
 
 
+def _shipped(name):
+    # Is module `name` on this board? Answered without importing it where a file says so.
+    import sys
+    if sys.modules.get(name, 0) is None:  # marked missing (tests)
+        return False
+    try:
+        from importlib.util import find_spec  # CPython
+        return find_spec(name) is not None
+    except ImportError:
+        pass
+    import os
+    path = name.replace(".", "/")
+    for base in sys.path:
+        if base == ".frozen":  # frozen code costs next to no RAM: importing is the check
+            try:
+                __import__(name)
+                return True
+            except ImportError:
+                continue
+        for ext in (".mpy", ".py"):
+            try:
+                os.stat((base + "/" if base else "") + path + ext)
+                return True
+            except OSError:
+                pass
+    return False
+
+
 class Channel:
     poll_ms = 200      # how often the idle work runs (subscribed resources checked)
     offer_cbor = True  # False: JSON lines only, even when tinymcp/cborlink.py is on the board
@@ -38,11 +66,11 @@ class Channel:
         self.end = 0
         self.stopped = None
         limit = self.framer.max_frame
-        # Checked once: a board offers only the link modes it has.
-        self.cbor_type = _cbor_link() if self.offer_cbor else None
-        self.cbor = None  # the CborLink from the first CBOR frame on; False: said it has none
+        # Checked once: a board offers only the link modes it has (the CBOR module loads with
+        # the first CBOR frame).
+        self.cbor = None  # the CborLink from the first CBOR frame on; False: it has none
         offer = {"maxFrame": limit}
-        if self.cbor_type is not None:
+        if self.offer_cbor and _shipped("tinymcp.cborlink"):
             offer["cbor"] = True
         server.open_session()  # one stream, one session
         server.link = self.json
@@ -127,12 +155,13 @@ class Channel:
 
     def _cbor(self):
         if self.cbor is None:
-            if self.cbor_type is None:  # deployed without it: said once, then JSON only
+            link = _cbor_link() if self.offer_cbor else None
+            if link is None:  # deployed without it: said once, then JSON only
                 self.cbor = False
                 self.json.error(None, PARSE_ERROR, NO_CBOR, {REASON: LINK_UNAVAILABLE,
                                                              "link": "cbor"})
                 return None
-            self.cbor = self.cbor_type(self.out)
+            self.cbor = link(self.out)
         return self.cbor
 
     def _interject(self, raw, msg, link):

@@ -30,6 +30,7 @@ class Server:
         self.pump = None        # set by a channel: reads and routes input while a handler runs
         self.outbox = []        # frames sent while no channel is attached (tests)
         self.backlog = []       # requests that arrived while a handler was busy
+        self.idle = []          # fn() run by the serve loop when it is idle (samplers)
         self.revision = HANDSHAKE  # until a 2026-07-28 request decides otherwise
         self.structured = Structured()
         self.busy = False
@@ -151,7 +152,10 @@ class Server:
         self.revision.updated(self, uri)
 
     def poll(self):
-        # Called by the serve loop when idle: report subscribed resources whose watch changed.
+        # Called by the serve loop when idle: the idle work, then subscribed resources whose
+        # watch changed are reported.
+        for work in self.idle:
+            work()
         subs = self.subscriptions
         if not subs or self.resources is None:
             return

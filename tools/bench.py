@@ -711,6 +711,15 @@ def rows_for(results):
                 c[runner]["modules"]["per_tool"], None,
                 "%d B / %d B" % (c[runner]["modules"]["per_tool"],
                                  c[runner]["modules"]["per_resource"]))
+            mods = c[runner]["modules"]
+            if "history_per_sample" in mods:
+                add("history: RAM per sample kept / allocated per sample taken",
+                    mods["history_per_sample"], None, "%.1f B / %d B" % (
+                        mods["history_per_sample"], mods["history_per_tick"]))
+                if "history_tick_us" in mods:
+                    add("history: time per sample taken (one quantity; x1 a second)",
+                        mods["history_tick_us"], None, "%.0f us (%.3f%% of a second)" % (
+                            mods["history_tick_us"], mods["history_tick_us"] / 1e4))
     for kind, d in sorted((results.get("d") or {}).items(), reverse=True):
         measure = ("smallest -X heapsize, 64-bit unix, whole session incl. 64 KiB frame, from "
                    + (".py source" if kind == "py" else ".mpy"))

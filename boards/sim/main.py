@@ -6,11 +6,13 @@ import sys
 if __name__ == "__main__":  # run from a checkout: the repo root holds tinymcp/ and ports/
     sys.path.append(globals().get("__file__", "").rsplit("boards", 1)[0] or ".")
 
-from tinymcp import Server
+from tinymcp import Server, history
 from tinymcp.clock import ticks_ms
 from tinymcp.sensors import adc, internal, led, sim
 
 VREF = 3.3
+HISTORY_PERIOD_MS = 1000    # one sample of each tracked quantity a second
+HISTORY_DEPTH = 300         # kept: five minutes of them, 8 bytes a sample
 _start = ticks_ms()
 
 
@@ -75,15 +77,19 @@ def build(world=None, bench=None):
                                  "sensor and ADC channels, switch its LED."
                                  + (" Its I2C bus has a BME280 and an SHT3x." if bench else ""))
     # The same drivers a Pico runs, over simulated parts.
-    internal.attach(server, internal.RP2040(sim.ADC(world.chip_volts, VREF), VREF))
+    chip = internal.attach(server, internal.RP2040(sim.ADC(world.chip_volts, VREF), VREF))
     adc.attach(server, world.adcs)
     led.attach(server, led.Led(world.led))
+    # Its temperature over time: a sample a second, the last five minutes (2.4 KiB).
+    readings = history.History(period_ms=HISTORY_PERIOD_MS, depth=HISTORY_DEPTH)
+    readings.track("temperature", lambda: chip.read()["celsius"], "Cel")
     if bench:
-        _attach_bench(server, world)
+        _attach_bench(server, world, readings)
+    history.attach(server, readings)
     return server
 
 
-def _attach_bench(server, world):
+def _attach_bench(server, world, readings):
     from tinymcp.sensors import bme280, gpio, i2cscan, sht3x, simchips
     gpio.attach(server, gpio.Pins(inputs={14: world.button}, outputs={15: world.relay},
                                   pwm={16: world.fan}))
@@ -92,6 +98,8 @@ def _attach_bench(server, world):
     i2cscan.attach(server, world.i2c, wiring="simulated")
     world.bme280 = bme280.attach(server, bme280.BME280(world.i2c, 0x76))
     world.sht3x = sht3x.attach(server, sht3x.SHT3x(world.i2c, 0x44))
+    readings.track("humidity", lambda: world.sht3x.read()["rh"], "%")
+    readings.track("pressure", lambda: world.bme280.read()["hpa"], "hPa")
 
 
 def _env(name):

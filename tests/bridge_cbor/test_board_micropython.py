@@ -31,7 +31,7 @@ def test_the_sim_board_under_micropython_speaks_cbor_frames_on_its_stdio():
         board.send_raw(to_link({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                                 "params": {"name": "read_adc", "arguments": {"channel": 2}}}))
         answer = from_link(cborlink.decode(board.read_line()))
-        assert answer["id"] == 1 and set(answer["result"]["structuredContent"]) == {"raw", "volts"}
+        assert answer["id"] == 1 and set(answer["result"]["structuredContent"]) == {"raw", "volts", "units", "age_ms"}
         assert answer["result"]["content"][0]["type"] == "text"
         bad = bytearray(to_link({"id": 2, "method": "ping"}))
         bad[5] ^= 0x80  # (a flip to 0x03 would end serving, as it should)

@@ -67,7 +67,7 @@ def test_a_board_deployed_without_cborlink_offers_no_cbor_and_speaks_json(line_c
     client = line_client("--sim", board, "--link", "auto", "--log-level", "info")
     client.initialize()
     reply = client.call("read_adc", channel=1, timeout=30)
-    assert set(reply["result"]["structuredContent"]) == {"raw", "volts"}, reply
+    assert set(reply["result"]["structuredContent"]) == {"raw", "volts", "units", "age_ms"}, reply
     said = client.stderr()
     assert "board link: CBOR" not in said and "cannot read CBOR frames" not in said, said
 
@@ -82,6 +82,6 @@ def test_an_old_board_offering_cbor_without_cborlink_falls_back_to_json(line_cli
         reply = client.call("read_adc", channel=1, timeout=30)
         if "result" in reply:
             break
-    assert set(reply["result"]["structuredContent"]) == {"raw", "volts"}, reply
+    assert set(reply["result"]["structuredContent"]) == {"raw", "volts", "units", "age_ms"}, reply
     assert "cannot read CBOR frames" in client.stderr()
     assert "result" in client.call("read_temperature")

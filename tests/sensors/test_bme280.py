@@ -140,8 +140,11 @@ def test_attach_registers_a_tool_and_a_subscribable_resource():
     attach(s, BME280(bus, 0x76))
     tool = tools(s)["read_bme280"]
     assert tool["annotations"]["readOnlyHint"] is True
-    assert sorted(tool["outputSchema"]["properties"]) == ["celsius", "hpa", "rh"]
-    assert call(s, "read_bme280")["structuredContent"]["hpa"] > 1000
+    assert sorted(tool["outputSchema"]["properties"]) == ["age_ms", "celsius", "hpa", "rh", "units"]
+    units = {"celsius": "Cel", "rh": "%", "hpa": "hPa"}
+    assert tool["outputSchema"]["properties"]["units"]["const"] == units
+    reading = call(s, "read_bme280")["structuredContent"]
+    assert reading["hpa"] > 1000 and reading["units"] == units and reading["age_ms"] == 0
     from tests.core.support import result
     listed = result(s, "resources/list")["resources"]
     assert listed[0]["uri"] == "sensor://bme280/0x76"

@@ -43,7 +43,8 @@ def test_esp32_offers_what_its_board_file_lists():
     assert sorted(tools(s)) == ["read_adc", "read_bme280", "read_temperature", "scan_i2c",
                                 "set_led"]
     assert fake.i2c_args == (0, 21, 22, 400000)
-    assert call(s, "read_temperature")["structuredContent"] == {"celsius": 41.0}
+    assert call(s, "read_temperature")["structuredContent"] == {"celsius": 41.0, "age_ms": 0,
+                                                                "units": {"celsius": "Cel"}}
     assert call(s, "read_adc", {"channel": 3})["structuredContent"]["volts"] == 0.655
     call(s, "set_led", {"on": True})
     assert fake.pins[2].level == 1

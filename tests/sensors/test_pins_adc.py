@@ -49,7 +49,8 @@ def test_tools_refuse_pins_outside_the_allow_list_and_writes_are_destructive():
     refused = call(s, "write_pin", {"pin": 2, "value": 1})
     assert refused["isError"] is True and "must be one of 15" in refused["content"][0]["text"]
     assert call(s, "write_pin", {"pin": 15, "value": 1})["structuredContent"]["value"] == 1
-    assert call(s, "read_pin", {"pin": 14})["structuredContent"] == {"pin": 14, "value": 1}
+    assert call(s, "read_pin", {"pin": 14})["structuredContent"] == {"pin": 14, "value": 1, "age_ms": 0,
+                                                                   "units": {"value": "1"}}
 
 
 def test_a_board_without_pins_offers_no_pin_tools():

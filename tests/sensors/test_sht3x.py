@@ -89,7 +89,8 @@ def test_attach_registers_a_tool_and_a_resource_and_faults_are_is_error():
     s = ready(server())
     attach(s, SHT3x(bus, 0x44))
     assert tools(s)["read_sht3x"]["annotations"]["readOnlyHint"] is True
-    assert call(s, "read_sht3x")["structuredContent"] == {"celsius": 21.5, "rh": 45.0}
+    assert call(s, "read_sht3x")["structuredContent"] == {"celsius": 21.5, "rh": 45.0, "age_ms": 0,
+                                                          "units": {"celsius": "Cel", "rh": "%"}}
     chip.corrupt = True
     failed = call(s, "read_sht3x")
     assert failed["isError"] is True and "CRC" in failed["content"][0]["text"]

@@ -34,14 +34,15 @@ def test_bench_sensors_through_the_sdk(runtime):
                 assert name in tools, name
             assert tools["read_bme280"].annotations.read_only_hint is True
             assert tools["write_pin"].annotations.destructive_hint is True
-            assert set(tools["read_bme280"].output_schema["properties"]) == {"celsius", "rh",
-                                                                              "hpa"}
+            assert set(tools["read_bme280"].output_schema["properties"]) == {
+                "celsius", "rh", "hpa", "units", "age_ms"}
 
             bme = await client.call_tool("read_bme280", {})
             assert not bme.is_error, bme.content
             assert 15 < bme.structured_content["celsius"] < 30
             assert 35 < bme.structured_content["rh"] < 55
             assert 1010 < bme.structured_content["hpa"] < 1016
+            assert bme.structured_content["units"] == {"celsius": "Cel", "rh": "%", "hpa": "hPa"}
             sht = await client.call_tool("read_sht3x", {})
             assert not sht.is_error and 15 < sht.structured_content["celsius"] < 30
             scan = await client.call_tool("scan_i2c", {})
@@ -53,8 +54,10 @@ def test_bench_sensors_through_the_sdk(runtime):
             assert wrote.structured_content == {"pin": 15, "value": 1}
 
             uris = [str(r.uri) for r in (await client.list_resources()).resources]
-            assert uris == ["sensor://temperature", "sensor://bme280/0x76",
-                            "sensor://sht3x/0x44"]
+            assert uris[:3] == ["sensor://temperature", "sensor://bme280/0x76",
+                                "sensor://sht3x/0x44"]
+            assert {"sensor://temperature/history", "sensor://humidity/history",
+                    "sensor://pressure/history", "sensor://alerts"} <= set(uris)
             read = await client.read_resource("sensor://bme280/0x76")
             assert read.contents[0].mime_type == "application/json"
             assert '"hpa"' in read.contents[0].text

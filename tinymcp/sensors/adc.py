@@ -31,14 +31,16 @@ class ADCChannels:
 
 def attach(server, channels, tool="read_adc"):
     from tinymcp.schema import integer, number
+    from tinymcp.sensors.common import reading, typed
     last = len(channels.adcs) - 1
+    units = {"raw": "1", "volts": "V"}
 
     @server.tool(tool, "Read one 16-bit ADC channel (" + str(channels.vref) + " V reference).",
                  inputs={"channel": integer("ADC channel", 0, last)},
-                 outputs={"raw": integer("Raw reading, 0..65535", 0, 65535),
-                          "volts": number("Voltage at the pin")},
+                 outputs=typed({"raw": integer("Raw reading, 0..65535", 0, 65535),
+                                "volts": number("Voltage at the pin")}, units),
                  title="Read ADC channel", read_only=True, open_world=False)
     def read_adc(channel):
-        return channels.read(channel)
+        return reading(channels.read(channel), units)
 
     return channels

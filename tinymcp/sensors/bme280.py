@@ -3,7 +3,8 @@
 #   sensor = BME280(i2c, address=0x76)      # SDO to GND: 0x76, to VDDIO: 0x77
 #   sensor.read() -> {"celsius": 21.87, "rh": 45.12, "hpa": 1008.31}
 #   attach(server, sensor)                  # read_bme280 tool + sensor://bme280/0x76
-from tinymcp.sensors.common import SensorError, bus_fault, hexaddr, sleep_ms, Throttled
+from tinymcp.sensors.common import (SensorError, Throttled, bus_fault, hexaddr, reading, sleep_ms,
+                                    typed)
 
 try:
     from micropython import const
@@ -191,22 +192,23 @@ def attach(server, sensor, name="bme280", every_ms=2000):
     # One call: a read tool and a subscribable resource named after the sensor's address.
     from tinymcp.schema import number
     uri = "sensor://bme280/" + hexaddr(sensor.address)
-    outputs = {"celsius": number("Temperature in degrees Celsius"),
-               "rh": number("Relative humidity in percent", 0, 100),
-               "hpa": number("Barometric pressure in hectopascals")}
+    units = {"celsius": "Cel", "rh": "%", "hpa": "hPa"}
+    outputs = typed({"celsius": number("Temperature in degrees Celsius"),
+                     "rh": number("Relative humidity in percent", 0, 100),
+                     "hpa": number("Barometric pressure in hectopascals")}, units)
 
     @server.tool("read_" + name, "Read temperature, humidity and pressure from the BME280 at "
                  + hexaddr(sensor.address) + ".", outputs=outputs,
                  title="Read BME280 " + hexaddr(sensor.address), read_only=True,
                  idempotent=True, open_world=False)
     def read_tool():
-        return sensor.read()
+        return reading(sensor.read(), units)
 
     @server.resource(uri, name, "Latest BME280 reading: celsius, rh, hpa",
                      mime="application/json", title="BME280 " + hexaddr(sensor.address),
                      watch=Throttled(sensor.read, _rounded, every_ms))
     def read_resource():
-        return sensor.read()
+        return reading(sensor.read(), units)
 
     return sensor
 

@@ -41,6 +41,23 @@ def bus_fault(err, what, wiring=""):
     return SensorError(text)
 
 
+def typed(outputs, units):
+    # A reading's output schema, with what every reading states: the unit of each value (UCUM
+    # codes: "Cel", "%", "hPa", "V", "1" for counts) and how old the sample is.
+    from tinymcp.schema import integer
+    outputs["units"] = {"type": "object", "const": units,
+                        "description": "The unit of each value (UCUM)"}
+    outputs["age_ms"] = integer("How old the reading is, in milliseconds (0: read just now)", 0)
+    return outputs
+
+
+def reading(values, units, age_ms=0):
+    # A driver's reading as a tool or resource gives it: the values, their units, their age.
+    values["units"] = units
+    values["age_ms"] = age_ms
+    return values
+
+
 class Throttled:
     # A resource watch that reads a device at most every `every_ms`: the serve loop polls
     # subscriptions five times a second, far more often than a sensor is worth waking.

@@ -53,12 +53,16 @@ def attach(server, pins):
     from tinymcp.schema import integer, number
     readable = pins.readable()
     if readable:
+        from tinymcp.sensors.common import reading, typed
+        units = {"value": "1"}
+
         @server.tool("read_pin", "Read the logic level of a GPIO pin the board offers.",
                      inputs={"pin": integer("GPIO number", enum=readable)},
-                     outputs={"pin": integer("GPIO number"), "value": integer("0 or 1", 0, 1)},
+                     outputs=typed({"pin": integer("GPIO number"),
+                                    "value": integer("0 or 1", 0, 1)}, units),
                      title="Read GPIO pin", read_only=True, open_world=False)
         def read_pin(pin):
-            return pins.read(pin)
+            return reading(pins.read(pin), units)
 
     if pins.outputs:
         @server.tool("write_pin", "Drive a GPIO output pin the board offers high (1) or low (0). "

@@ -3,7 +3,7 @@
 #   RP2040(machine.ADC(4)).read()  -> {"celsius": 27.3}
 #   ESP32(esp32).read()            -> {"celsius": 41.0}   (pass the esp32 module)
 #   attach(server, sensor)         -> read_temperature tool + sensor://temperature
-from tinymcp.sensors.common import SensorError, Throttled
+from tinymcp.sensors.common import SensorError, Throttled, reading, typed
 
 
 class RP2040:
@@ -38,18 +38,19 @@ class ESP32:
 
 def attach(server, sensor, tool="read_temperature", uri="sensor://temperature", every_ms=1000):
     from tinymcp.schema import number
+    units = {"celsius": "Cel"}
 
     @server.tool(tool, "Read the board's temperature sensor in degrees Celsius.",
-                 outputs={"celsius": number("Temperature in degrees Celsius")},
+                 outputs=typed({"celsius": number("Temperature in degrees Celsius")}, units),
                  title="Read temperature", read_only=True, open_world=False)
     def read_tool():
-        return sensor.read()
+        return reading(sensor.read(), units)
 
     @server.resource(uri, "temperature", "The temperature sensor's latest reading",
                      mime="application/json", title="Board temperature",
                      watch=Throttled(sensor.read, _tenths, every_ms))
     def read_resource():
-        return sensor.read()
+        return reading(sensor.read(), units)
 
     return sensor
 

@@ -3,7 +3,8 @@
 #   sensor = SHT3x(i2c, address=0x44)       # ADDR pin low: 0x44, high: 0x45
 #   sensor.read() -> {"celsius": 22.41, "rh": 48.03}
 #   attach(server, sensor)                  # read_sht3x tool + sensor://sht3x/0x44
-from tinymcp.sensors.common import SensorError, bus_fault, hexaddr, sleep_ms, Throttled
+from tinymcp.sensors.common import (SensorError, Throttled, bus_fault, hexaddr, reading, sleep_ms,
+                                    typed)
 
 # Single shot, clock stretching disabled (datasheet table 9): command, then the maximum
 # measurement time in ms (table 4: 15.5 / 6.5 / 4.5 ms, rounded up).
@@ -106,21 +107,22 @@ def attach(server, sensor, name="sht3x", every_ms=2000):
     # One call: a read tool and a subscribable resource named after the sensor's address.
     from tinymcp.schema import number
     uri = "sensor://sht3x/" + hexaddr(sensor.address)
+    units = {"celsius": "Cel", "rh": "%"}
 
     @server.tool("read_" + name, "Read temperature and relative humidity from the SHT3x at "
                  + hexaddr(sensor.address) + ".",
-                 outputs={"celsius": number("Temperature in degrees Celsius"),
-                          "rh": number("Relative humidity in percent", 0, 100)},
+                 outputs=typed({"celsius": number("Temperature in degrees Celsius"),
+                                "rh": number("Relative humidity in percent", 0, 100)}, units),
                  title="Read SHT3x " + hexaddr(sensor.address), read_only=True,
                  idempotent=True, open_world=False)
     def read_tool():
-        return sensor.read()
+        return reading(sensor.read(), units)
 
     @server.resource(uri, name, "Latest SHT3x reading: celsius, rh", mime="application/json",
                      title="SHT3x " + hexaddr(sensor.address),
                      watch=Throttled(sensor.read, _rounded, every_ms))
     def read_resource():
-        return sensor.read()
+        return reading(sensor.read(), units)
 
     return sensor
 

@@ -91,7 +91,7 @@ def module_costs():
     # "tinymcp" first: its __init__ brings server and jsonrpc. The last three load on demand.
     names = ("tinymcp", "tinymcp.clock", "tinymcp.schema", "tinymcp.tools", "tinymcp.resources",
              "tinymcp.framing", "tinymcp.channel", "tinymcp.prompts", "tinymcp.complete",
-             "tinymcp.stateless")
+             "tinymcp.stateless", "tinymcp.history")
     costs = []
     last = held()
     first = last
@@ -122,6 +122,35 @@ def module_costs():
         server.resource("sensor://t%d" % i, "temperature", "The latest reading",
                         mime="application/json")(lambda: {})
     out["per_resource"] = (held() - before) // 4
+    history_costs()
+
+
+def history_costs():
+    # What a board pays for readings over time: RAM per sample kept, and per sample taken.
+    from tinymcp.history import History
+    import time
+    clock = [0]
+    sizes = {}
+    for depth in (100, 400):
+        before = held()
+        kept = History(1000, depth, lambda: clock[0])
+        kept.track("temperature", lambda: 21.5, "Cel")
+        sizes[depth] = held() - before
+        del kept
+    out["history_per_sample"] = (sizes[400] - sizes[100]) / 300
+    sampler = History(1000, 300, lambda: clock[0])
+    sampler.track("temperature", lambda: 21.5, "Cel")
+
+    def tick():
+        clock[0] += 1000  # due every time
+        sampler.tick()
+    out["history_per_tick"] = per(tick)
+    ticks_us = getattr(time, "ticks_us", None)
+    if ticks_us is not None:
+        start = ticks_us()
+        for _ in range(1000):
+            tick()
+        out["history_tick_us"] = time.ticks_diff(ticks_us(), start) / 1000
 
 
 class Feed:
