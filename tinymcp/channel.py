@@ -72,6 +72,8 @@ class Channel:
         offer = {"maxFrame": limit}
         if self.offer_cbor and _shipped("tinymcp.cborlink"):
             offer["cbor"] = True
+        if server.identity:  # how a bridge knows the board again on another port
+            offer["id"] = server.identity
         server.open_session()  # one stream, one session
         server.link = self.json
         server.pump = self.pump

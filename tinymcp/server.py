@@ -15,6 +15,7 @@ class Server:
     page_size = 50          # items per tools/resources/prompts list page
     client_timeout_ms = 60000
     link_modes = None       # set by a channel: its offer, initialize's experimental["tinymcp/link"]
+    identity = ""           # a stable id of the board (machine.unique_id()), in that offer as "id"
 
     def __init__(self, name, version, title=None, instructions=None):
         info = {"name": name, "version": version}

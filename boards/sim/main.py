@@ -76,6 +76,8 @@ def build(world=None, bench=None):
                     instructions="A simulated microcontroller board: read its temperature "
                                  "sensor and ADC channels, switch its LED."
                                  + (" Its I2C bus has a BME280 and an SHT3x." if bench else ""))
+    # Who it is, for a bridge that finds boards by identity: --id ID or $TINYMCP_SIM_ID.
+    server.identity = _option("--id") or _env("TINYMCP_SIM_ID") or "sim"
     # The same drivers a Pico runs, over simulated parts.
     chip = internal.attach(server, internal.RP2040(sim.ADC(world.chip_volts, VREF), VREF))
     adc.attach(server, world.adcs)

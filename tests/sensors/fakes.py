@@ -119,3 +119,6 @@ class FakeMachine:
 
     def mcu_temperature(self):  # as esp32.mcu_temperature()
         return 41
+
+    def unique_id(self):  # as machine.unique_id(): the flash chip's or the MAC's bytes
+        return b"\xe6\x61\x4c\x0d\x13\x2a\x55\x2e"
