@@ -84,6 +84,7 @@ def build_qemu(src, manifest, out_dir, work=None):
     out_dir = os.path.abspath(out_dir)
     work = os.path.abspath(work or os.path.join(out_dir, "work"))
     os.makedirs(work, exist_ok=True)
+    os.makedirs(out_dir, exist_ok=True)
     tree = tree_for(src, work)
     objects = os.path.join(out_dir, "obj")
     log = os.path.join(out_dir, "build.log")

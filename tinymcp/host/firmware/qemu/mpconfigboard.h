@@ -16,7 +16,7 @@ void board_wait(void);
 // Where the board keeps its "flash": the AN385's 16 MiB PSRAM, outside the GC heap, kept across
 // soft resets. A ROMFS partition, then the filesystem's block device.
 #define TINYMCP_ROMFS_BASE (0x21000000)
-#define TINYMCP_ROMFS_BYTES (256 * 1024)
+#define TINYMCP_ROMFS_BYTES (1024 * 1024)
 #define TINYMCP_FLASH_BASE (0x21100000)
-#define TINYMCP_FLASH_BYTES (1024 * 1024)
+#define TINYMCP_FLASH_BYTES (2 * 1024 * 1024)
 #define TINYMCP_FLASH_BLOCK (4096)
