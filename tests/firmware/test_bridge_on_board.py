@@ -1,0 +1,75 @@
+# tinymcp-bridge --port on the emulated board's UART with the official SDK client, in both host
+# eras, with JSON lines and with the CBOR link: the firmware serves from power-on (the sim board
+# frozen as main.py), exactly as a flashed Pico would behind /dev/ttyACM0.
+import os
+import tempfile
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tests.bridge.conftest import REPO, Updates, bridge_script, clean_env
+
+MODERN = "2026-07-28"
+
+
+def bridge_params(port, link, errpath):
+    # The bridge's stderr goes to a file: its log shows which frames the link used.
+    return StdioServerParameters(command="/bin/sh", cwd=REPO, env=clean_env(),
+                                 args=["-c", 'exec "$0" "$@" 2>>"%s"' % errpath, bridge_script(),
+                                       "--port", port, "--link", link, "--log-level", "info"])
+
+
+@pytest.fixture
+def errlog():
+    fd, path = tempfile.mkstemp(suffix=".log")
+    os.close(fd)
+    yield path
+    os.unlink(path)
+
+
+def log_of(path):
+    with open(path) as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("link", ["json", "cbor"])
+@pytest.mark.parametrize("mode", ["legacy", MODERN])
+def test_sdk_client_through_the_bridge_to_the_emulated_board(mode, link, sim_elf, boot, errlog):
+    board = boot(sim_elf)
+    updates = Updates()
+
+    async def session():
+        async with Client(bridge_params(board.port, link, errlog), mode=mode,
+                          message_handler=updates) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert sorted(tools) == ["read_adc", "read_temperature", "set_led"]
+            assert tools["read_adc"].input_schema["properties"]["channel"]["maximum"] == 3
+            for channel in range(4):
+                adc = await client.call_tool("read_adc", {"channel": channel})
+                assert not adc.is_error and 0 <= adc.structured_content["volts"] <= 3.3
+            temp = await client.call_tool("read_temperature", {})
+            assert 10 < temp.structured_content["celsius"] < 40
+            if mode == MODERN:   # every result names its server in this era
+                assert temp.meta["io.modelcontextprotocol/serverInfo"]["name"] == "tinymcp-sim"
+            else:
+                assert client.server_info.name == "tinymcp-sim"
+            led = await client.call_tool("set_led", {"on": True})
+            assert led.structured_content == {"on": True}
+            bad = await client.call_tool("read_adc", {"channel": 9})
+            assert bad.is_error and "channel" in bad.content[0].text
+            read = await client.read_resource("sensor://temperature")
+            assert '"celsius"' in read.contents[0].text
+            if mode == "legacy":   # the 2026-07-28 era listens instead (tests/test_modern_sdk.py)
+                with pytest.warns(Warning):
+                    await client.subscribe_resource("sensor://temperature")
+                with anyio.fail_after(30):
+                    await updates.event.wait()
+                assert updates.uris[0] == "sensor://temperature"
+            assert client.protocol_version == (MODERN if mode == MODERN else "2025-11-25")
+    anyio.run(session)
+    log = log_of(errlog)
+    assert "Traceback" not in log, log
+    if link == "cbor":
+        assert "board link: CBOR frames with CRC-32" in log and "0 dropped for a bad CRC" in log, log
+    assert board.running()
