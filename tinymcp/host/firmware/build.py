@@ -10,8 +10,9 @@ from tinymcp.host.firmware import source
 
 BOARD = "TINYMCP_AN385"
 BOARD_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "qemu")
-# Copied to ports/qemu/boards/BOARD; main.c replaces the port's own.
+# Copied to ports/qemu/boards/BOARD; main.c and mphalport.c replace the port's own.
 BOARD_FILES = ("mpconfigboard.mk", "mpconfigboard.h", "flash.c", "_boot.py", "manifest.py")
+PORT_FILES = ("main.c", "mphalport.c")
 
 
 def _same(path, data):
@@ -70,7 +71,8 @@ def tree_for(src, work):
     port = os.path.join(tree, "ports", "qemu")
     for name in BOARD_FILES:
         _put(os.path.join(port, "boards", BOARD, name), _read(name))
-    _put(os.path.join(port, "main.c"), _read("main.c"))
+    for name in PORT_FILES:
+        _put(os.path.join(port, name), _read(name))
     # The freezing rule wants micropython-lib to be there; tinymcp requires nothing from it.
     _put(os.path.join(work, "no-micropython-lib", "README.md"),
          b"tinymcp's firmware requires no micropython-lib package.\n")

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "py/mperrno.h"
-#include "py/mphal.h"
 #include "py/runtime.h"
 #include "py/objarray.h"
 #include "extmod/vfs.h"
@@ -32,12 +31,6 @@ static uint8_t *flash_at(mp_obj_t block_in, mp_obj_t offset_in, size_t len) {
         mp_raise_ValueError(NULL);
     }
     return (uint8_t *)TINYMCP_FLASH_BASE + start;
-}
-
-// littlefs stamps files with this. No RTC: time counts from power-on, as on a board whose clock
-// was never set.
-uint64_t mp_hal_time_ns(void) {
-    return (uint64_t)mp_hal_ticks_ms() * 1000000;
 }
 
 static mp_obj_t an385_flash_make_new(const mp_obj_type_t *type, size_t n_args, size_t n_kw, const mp_obj_t *args) {

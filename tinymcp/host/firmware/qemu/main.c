@@ -5,7 +5,6 @@
 
 #include "py/compile.h"
 #include "py/gc.h"
-#include "py/mphal.h"
 #include "py/runtime.h"
 #include "py/stackctrl.h"
 #include "shared/runtime/gchelper.h"
@@ -17,28 +16,7 @@
 
 static uint32_t gc_heap[MICROPY_HEAP_SIZE / sizeof(uint32_t)];
 
-// The UART (CMSDK APB UART at 0x40004000): its RX interrupt flag is raised on every byte received
-// but never routed to the CPU; board_wait() reads it to tell a busy line from an idle one.
-#define UART0_CTRL (*(volatile uint32_t *)0x40004008)
-#define UART0_INTSTATUS (*(volatile uint32_t *)0x4000400c)
-#define UART_RX_INT (1 << 3)
-#define UART_INTSTATUS_RX (1 << 1)
-#define BUSY_MS (50)
-
-void board_wait(void) {
-    // Spin while bytes came in during the last BUSY_MS (QEMU hands the UART one byte at a time,
-    // so sleeping between bytes would cost a tick each), else sleep until the next SysTick (1 ms)
-    // so that an idle board leaves the host's CPU alone.
-    static mp_uint_t last_rx_ms;
-    mp_uint_t now = mp_hal_ticks_ms();
-    if (UART0_INTSTATUS & UART_INTSTATUS_RX) {
-        UART0_INTSTATUS = UART_INTSTATUS_RX;
-        last_rx_ms = now;
-    }
-    if (now - last_rx_ms >= BUSY_MS) {
-        __asm volatile ("wfi");
-    }
-}
+void board_init(void);   // mphalport.c: the UART read as a real board would
 
 static int run_scripts(void) {
     // -> PYEXEC_FORCED_EXIT when a script asked for a soft reset (sys.exit, machine.soft_reset).
@@ -57,7 +35,7 @@ static int run_scripts(void) {
 int main(int argc, char **argv) {
     mp_cstack_init_with_sp_here(10240);
     gc_init(gc_heap, (char *)gc_heap + MICROPY_HEAP_SIZE);
-    UART0_CTRL |= UART_RX_INT;
+    board_init();
 
     for (;;) {
         mp_init();

@@ -6,9 +6,19 @@
 #undef MICROPY_VFS_ROM_IOCTL
 #define MICROPY_VFS_ROM_IOCTL (1)
 
-// How the serve loop waits for input (select.poll): see board_wait() in main.c.
+// The UART read into a ring buffer as the VM runs (Ctrl-C works), and waiting without spinning:
+// board_pump() and board_wait() in mphalport.c.
+void board_pump(void);
 void board_wait(void);
 #define MICROPY_INTERNAL_WFE(TIMEOUT_MS) board_wait()
+#define MICROPY_VM_HOOK_COUNT (64)
+#define MICROPY_VM_HOOK_INIT static unsigned int vm_hook_divisor = MICROPY_VM_HOOK_COUNT;
+#define MICROPY_VM_HOOK_POLL if (--vm_hook_divisor == 0) { \
+        vm_hook_divisor = MICROPY_VM_HOOK_COUNT; \
+        board_pump(); \
+}
+#define MICROPY_VM_HOOK_LOOP MICROPY_VM_HOOK_POLL
+#define MICROPY_VM_HOOK_RETURN MICROPY_VM_HOOK_POLL
 
 #undef MICROPY_HW_BOARD_NAME
 #define MICROPY_HW_BOARD_NAME "tinymcp emulated board (mps2-an385)"

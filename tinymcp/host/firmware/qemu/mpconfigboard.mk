@@ -1,6 +1,7 @@
 # tinymcp's emulated board: MicroPython's qemu port on QEMU's mps2-an385 (Cortex-M3), built like a
 # real board. tinymcp-firmware copies this folder to ports/qemu/boards/TINYMCP_AN385 of a build
-# copy of the MicroPython source, and main.c over the port's own (see tinymcp/host/firmware/build.py).
+# copy of the MicroPython source, and main.c and mphalport.c over the port's own
+# (tinymcp/host/firmware/build.py).
 QEMU_ARCH = arm
 QEMU_MACHINE = mps2-an385
 
