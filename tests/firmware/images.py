@@ -23,11 +23,24 @@ def plain():
 
 
 def sim():
-    from tinymcp.host.firmware.build import build_qemu
-    from tinymcp.host.firmware.manifest import write_manifest
-    out = os.path.join(CACHE, "sim")
-    manifest, _files = write_manifest(REPO, "sim", "qemu", out)
-    return build_qemu(source(), manifest, out, WORK)
+    # Through the command line a user runs (quietly), sharing the one build copy.
+    import contextlib
+    import io
+    from tinymcp.host.firmware import FirmwareError
+    from tinymcp.host.firmware.cli import main
+    out, said = os.path.join(CACHE, "sim"), io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(said):
+        status = main(["--board", "sim", "--target", "qemu", "--out", out, "--micropython",
+                       source(), "--work", WORK, "--root", REPO])
+    if status != 0:
+        raise FirmwareError(said.getvalue().strip())
+    return os.path.join(out, "firmware.elf")
+
+
+def tree():
+    # -> the build copy of MicroPython's source (with mpy-cross and tools/manifestfile.py).
+    from tinymcp.host.firmware.build import tree_for
+    return tree_for(source(), WORK)
 
 
 IMAGES = {"plain": plain, "sim": sim}

@@ -3,12 +3,13 @@
 # frozen as main.py), exactly as a flashed Pico would behind /dev/ttyACM0.
 import os
 import tempfile
+import time
 
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.bridge.conftest import REPO, Updates, bridge_script, clean_env
+from tests.bridge.conftest import REPO, Updates, bridge_script, clean_env, line_client  # noqa: F401
 
 MODERN = "2026-07-28"
 
@@ -73,3 +74,48 @@ def test_sdk_client_through_the_bridge_to_the_emulated_board(mode, link, sim_elf
     if link == "cbor":
         assert "board link: CBOR frames with CRC-32" in log and "0 dropped for a bad CRC" in log, log
     assert board.running()
+
+
+# -- the bridge's restart recovery: 0x03 ends serving, Ctrl-D soft-resets, main.py serves again --
+
+def type_at(port, data):
+    # Bytes onto the board's UART beside the bridge, as a second program on the port would.
+    fd = os.open(port, os.O_RDWR | os.O_NOCTTY)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def calls_succeed(client, seconds=60):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        reply = client.call("read_adc", timeout=30, channel=1)
+        if "result" in reply and not reply["result"].get("isError"):
+            return reply
+        time.sleep(0.2)
+    raise AssertionError("no tools/call succeeded in %d s; bridge log:\n%s"
+                         % (seconds, client.stderr()[-3000:]))
+
+
+def test_a_board_left_at_its_repl_is_restarted_by_the_bridge(sim_elf, boot, line_client):
+    board = boot(sim_elf)
+    type_at(board.port, b"\x03")   # someone's Ctrl-C: serving ends, main.py returns, REPL
+    time.sleep(0.5)
+    client = line_client("--port", board.port, "--log-level", "info")
+    client.initialize()
+    assert calls_succeed(client)["result"]["structuredContent"]["raw"] >= 0
+    assert board.running()
+
+
+def test_a_soft_reset_mid_session_is_recovered(sim_elf, boot, line_client):
+    board = boot(sim_elf)
+    client = line_client("--port", board.port, "--log-level", "info")
+    client.initialize()
+    calls_succeed(client)
+    type_at(board.port, b"\x03")   # serving ends...
+    time.sleep(0.5)
+    type_at(board.port, b"\x04")   # ...and a soft reset at the REPL runs main.py again
+    calls_succeed(client)
+    assert client.request("tools/list")["result"]["tools"]
+    assert not client.garbage

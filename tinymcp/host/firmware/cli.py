@@ -76,6 +76,7 @@ def main(argv=None):
     p.add_argument("--run", action="store_true",
                    help="qemu: boot the firmware behind a pseudo-terminal until Ctrl-C")
     p.add_argument("--root", help=argparse.SUPPRESS)
+    p.add_argument("--work", help=argparse.SUPPRESS)   # the source's build copy (default DIR/work)
     try:
         a = p.parse_args(argv)
     except SystemExit as e:   # --help, or a bad argument (already reported on one line)
@@ -109,7 +110,7 @@ def main(argv=None):
                                 "tarball) or run .ci/install-firmware" % source.VERSION)
         out.write("building the emulated board's firmware from %s ...\n" % src)
         out.flush()
-        elf = build_qemu(src, manifest, a.out)
+        elf = build_qemu(src, manifest, a.out, a.work)
         out.write("built %s (QEMU mps2-an385); boot it with --run, or:\n  %s\n"
                   % (elf, " ".join(qemu_command(elf))))
         if a.run:
