@@ -6,7 +6,8 @@
 # Sections: (a) tools/call round trips per second over stdio, (b) import time and peak RSS,
 # (c) MicroPython heap via the WebAssembly build (.ci/install-bench), (d) the smallest
 # micropython -X heapsize= serving a whole session, (e) .mpy image size per board,
-# (f) bytes on the wire, (g) JSON lines versus CBOR link frames at 115200 baud (tools/bench_link.py).
+# (f) bytes on the wire, (g) JSON lines versus CBOR link frames at 115200 baud (tools/bench_link.py),
+# (h) the emulated bare-metal board: frozen, ROMFS, .mpy in RAM (tools/bench_firmware.py).
 # Targets are printed beside the figures, never asserted.
 import argparse
 import json
@@ -637,6 +638,10 @@ def rows_for(results):
     if results.get("g"):
         from bench_link import rows as link_rows
         rows += link_rows(results["g"])
+    if results.get("h"):
+        from bench_firmware import rows as board_rows
+        rows += board_rows(results["h"], (results.get("c") or {}).get("wasm"),
+                           (results.get("d") or {}).get("mpy", {}).get("kib"))
     return rows
 
 
@@ -726,6 +731,10 @@ def report(results, command, took_s):
                   "One tools/call read_adc, one ping and one tools/list of the sim board taken apart. "
                   "Lines starting with \"alt:\" measure an alternative encoding, not the core's code.",
                   "", stage_table(c), ""]
+    if results.get("h"):
+        from bench_firmware import NOTE, table as board_table
+        lines += ["## The emulated board (h)", "", NOTE, "",
+                  board_table(results["h"], (c or {}).get("wasm")), ""]
     notes = []
     if c:
         notes += c.get("notes", [])
@@ -763,7 +772,7 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="small counts; write nothing unless --out")
     parser.add_argument("--out", help="markdown report (default docs/benchmarks.md, not with --quick)")
     parser.add_argument("--json", help="also write the raw results as JSON here")
-    parser.add_argument("--only", default="abcdefg", help="sections to run, e.g. ace")
+    parser.add_argument("--only", default="abcdefgh", help="sections to run, e.g. ace")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     command = "python tools/bench.py" + ("".join(" " + a for a in (argv if argv is not None
@@ -798,6 +807,9 @@ def main(argv=None):
     if "g" in args.only:
         from bench_link import link_sizes
         step("g", "JSON lines versus CBOR link frames", link_sizes)
+    if "h" in args.only:
+        from bench_firmware import emulated_board
+        step("h", "the emulated board: frozen, ROMFS, .mpy in RAM", lambda: emulated_board(args.quick))
     took = time.perf_counter() - started
     rows, text = report(results, command, took)
     print(table(rows))
