@@ -2,7 +2,6 @@
 # eras, with JSON lines and with the CBOR link: the firmware serves from power-on (the sim board
 # frozen as main.py), exactly as a flashed Pico would behind /dev/ttyACM0.
 import os
-import tempfile
 import time
 
 import anyio
@@ -21,24 +20,12 @@ def bridge_params(port, link, errpath):
                                        "--port", port, "--link", link, "--log-level", "info"])
 
 
-@pytest.fixture
-def errlog():
-    fd, path = tempfile.mkstemp(suffix=".log")
-    os.close(fd)
-    yield path
-    os.unlink(path)
-
-
-def log_of(path):
-    with open(path) as f:
-        return f.read()
-
-
 @pytest.mark.parametrize("link", ["json", "cbor"])
 @pytest.mark.parametrize("mode", ["legacy", MODERN])
-def test_sdk_client_through_the_bridge_to_the_emulated_board(mode, link, sim_elf, boot, errlog):
+def test_sdk_client_through_the_bridge_to_the_emulated_board(mode, link, sim_elf, boot, tmp_path):
     board = boot(sim_elf)
     updates = Updates()
+    errlog = str(tmp_path / "bridge.log")
 
     async def session():
         async with Client(bridge_params(board.port, link, errlog), mode=mode,
@@ -69,7 +56,8 @@ def test_sdk_client_through_the_bridge_to_the_emulated_board(mode, link, sim_elf
                 assert updates.uris[0] == "sensor://temperature"
             assert client.protocol_version == (MODERN if mode == MODERN else "2025-11-25")
     anyio.run(session)
-    log = log_of(errlog)
+    with open(errlog) as f:
+        log = f.read()
     assert "Traceback" not in log, log
     if link == "cbor":
         assert "board link: CBOR frames with CRC-32" in log and "0 dropped for a bad CRC" in log, log

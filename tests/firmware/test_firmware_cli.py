@@ -100,6 +100,7 @@ def test_a_broken_board_manifest_is_not_silently_replaced_by_the_ports(manifestf
 
 def test_esp32_gets_its_build_command(tmp_path, capsys):
     out = tmp_path / "esp32"
+    (tmp_path / "ports" / "esp32").mkdir(parents=True)
     assert run("--board", "esp32", "--out", str(out), "--micropython", str(tmp_path)) == 0
     printed = capsys.readouterr().out
     assert ("make -C %s/ports/esp32 BOARD=ESP32_GENERIC FROZEN_MANIFEST=%s"
@@ -123,11 +124,12 @@ def test_bad_arguments_get_one_line_and_exit_2(args, says, tmp_path, capsys, mon
     assert says in one_line_error(capsys)
 
 
-def test_an_rp2_build_needs_a_checkout_not_a_tarball(tmp_path, capsys):
+def test_an_rp2_build_needs_a_checkout_with_the_port(tmp_path, capsys):
     tarball = tmp_path / "micropython.tar.xz"
     tarball.write_bytes(b"")
-    assert run("--board", "rpi_pico", "--out", str(tmp_path / "o"), "--micropython", str(tarball)) == 2
-    assert "needs a MicroPython git checkout" in one_line_error(capsys)
+    for src in (tarball, tmp_path):   # a tarball; a tree without ports/rp2 (the pinned one)
+        assert run("--board", "rpi_pico", "--out", str(tmp_path / "o"), "--micropython", str(src)) == 2
+        assert "has no ports/rp2: building for rp2 needs a MicroPython git checkout" in one_line_error(capsys)
 
 
 def test_the_qemu_firmware_serves_from_power_on(sim_elf, boot):

@@ -92,9 +92,10 @@ def main(argv=None):
         src = os.path.abspath(a.micropython) if a.micropython else None
         if src and not os.path.exists(src):
             raise FirmwareError("no MicroPython source at %s" % src)
-        if src and target != "qemu" and not os.path.isdir(src):
-            raise FirmwareError("a %s build needs a MicroPython git checkout with its submodules, "
-                                "not a tarball" % target)
+        if src and target != "qemu" and not os.path.isdir(os.path.join(src, "ports", target)):
+            raise FirmwareError("%s has no ports/%s: building for %s needs a MicroPython git "
+                                "checkout (git clone https://github.com/micropython/micropython)"
+                                % (src, target, target))
         manifest, files = write_manifest(root, a.board, target, a.out)
         manifest = os.path.abspath(manifest)
         out.write("wrote %s: %d modules frozen, boards/%s/main.py as main.py\n"
