@@ -138,3 +138,30 @@ def test_the_qemu_firmware_serves_from_power_on(sim_elf, boot):
     result = initialize(board.port)
     assert result["serverInfo"]["name"] == "tinymcp-sim"
     assert result["capabilities"]["experimental"]["tinymcp/link"]["cbor"] is True  # frozen too
+
+
+def test_run_boots_the_emulated_board_behind_a_pty_until_told_to_stop(sim_elf):
+    # What a person does by hand: build (cached here), boot, talk to it, Ctrl-C or SIGTERM.
+    import re
+    import signal
+    import subprocess
+    import sys
+    cmd = [sys.executable, "-m", "tinymcp.host.firmware", "--board", "sim", "--target", "qemu",
+           "--out", os.path.dirname(sim_elf), "--micropython", images.source(),
+           "--work", images.WORK, "--root", REPO, "--run"]
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        said = ""
+        while "tinymcp-bridge --port" not in said:
+            line = proc.stdout.readline()
+            assert line, "tinymcp-firmware --run ended early: %s%s" % (said, proc.stderr.read())
+            said += line
+        port = re.search(r"tinymcp-bridge --port (\S+)", said).group(1)
+        assert initialize(port)["serverInfo"]["name"] == "tinymcp-sim"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+        assert not os.path.exists(port)   # QEMU, and its pty, went with it
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
