@@ -1,6 +1,10 @@
 # The emulated board in tests: firmwares built once per run (tests/firmware/images.py), QEMU
 # processes that never outlive a test, and the board's raw REPL through mpremote.
+import json
 import os
+import select
+import time
+import tty
 
 import pytest
 
@@ -103,3 +107,22 @@ def romfs_image(tree, path):
     with open(path, "wb") as f:
         f.write(image)
     return path
+
+
+def initialize(port, timeout=30):
+    # One initialize straight on the UART: -> the result (the board must be serving).
+    fd = os.open(port, os.O_RDWR | os.O_NOCTTY)
+    try:
+        tty.setraw(fd)
+        os.write(fd, json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}}}).encode() + b"\n")
+        seen, end = b"", time.monotonic() + timeout
+        while time.monotonic() < end:
+            if select.select([fd], [], [], 0.5)[0]:
+                seen += os.read(fd, 4096)
+            for line in seen.split(b"\n")[:-1]:
+                if line.startswith(b"{"):
+                    return json.loads(line)["result"]
+        raise AssertionError("no answer to initialize; the board said: %r" % seen[-500:])
+    finally:
+        os.close(fd)

@@ -1,15 +1,11 @@
 # tinymcp-deploy onto the emulated board-like firmware (littlefs on its flash, ROMFS, boot.py and
 # main.py after each reset): files, --romfs, and the failures a user meets on real firmware.
 import ast
-import json
 import os
-import select
-import time
-import tty
 
 from tinymcp.host.deploy import main as deploy
 
-from tests.firmware.conftest import REPO
+from tests.firmware.conftest import REPO, initialize
 
 
 def run(board, tmp_path, *extra, name="sim"):
@@ -21,25 +17,6 @@ def one_line_error(capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("tinymcp-deploy: "), err
     return err
-
-
-def initialize(port, timeout=30):
-    # One initialize straight on the UART: -> the result (the board must be serving).
-    fd = os.open(port, os.O_RDWR | os.O_NOCTTY)
-    try:
-        tty.setraw(fd)
-        os.write(fd, json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}}}).encode() + b"\n")
-        seen, end = b"", time.monotonic() + timeout
-        while time.monotonic() < end:
-            if select.select([fd], [], [], 0.5)[0]:
-                seen += os.read(fd, 4096)
-            for line in seen.split(b"\n")[:-1]:
-                if line.startswith(b"{"):
-                    return json.loads(line)["result"]
-        raise AssertionError("no answer to initialize; the board said: %r" % seen[-500:])
-    finally:
-        os.close(fd)
 
 
 def test_deploy_copies_to_the_filesystem_and_the_board_serves_after_each_soft_reset(

@@ -3,6 +3,10 @@
 # power-on.
 import importlib.util
 import os
+import re
+import signal
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -10,8 +14,8 @@ import pytest
 from tinymcp.host.deploy.files import CBOR_LINK, board_files
 from tinymcp.host.firmware.cli import main
 from tests.firmware import images
-from tests.firmware.conftest import REPO
-from tests.firmware.test_deploy_on_board import initialize
+from tests.firmware.conftest import REPO, initialize
+from tests.needs import missing
 
 
 def run(*args):
@@ -28,7 +32,6 @@ def one_line_error(capsys):
 def manifestfile():
     # MicroPython's own manifest reader, from the pinned source.
     if images.source() is None:
-        from tests.needs import missing
         missing("no MicroPython source: run .ci/install-firmware")
     tree = images.tree()
     spec = importlib.util.spec_from_file_location("manifestfile", os.path.join(tree, "tools", "manifestfile.py"))
@@ -142,10 +145,6 @@ def test_the_qemu_firmware_serves_from_power_on(sim_elf, boot):
 
 def test_run_boots_the_emulated_board_behind_a_pty_until_told_to_stop(sim_elf):
     # What a person does by hand: build (cached here), boot, talk to it, Ctrl-C or SIGTERM.
-    import re
-    import signal
-    import subprocess
-    import sys
     cmd = [sys.executable, "-m", "tinymcp.host.firmware", "--board", "sim", "--target", "qemu",
            "--out", os.path.dirname(sim_elf), "--micropython", images.source(),
            "--work", images.WORK, "--root", REPO, "--run"]
