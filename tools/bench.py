@@ -6,7 +6,8 @@
 # Sections: (a) tools/call round trips per second over stdio, (b) import time and peak RSS,
 # (c) MicroPython heap via the WebAssembly build (.ci/install-bench), (d) the smallest
 # micropython -X heapsize= serving a whole session, (e) .mpy image size per board,
-# (f) bytes on the wire, (g) JSON lines versus CBOR link frames at 115200 baud (tools/bench_link.py).
+# (f) bytes on the wire, (g) JSON lines versus CBOR link frames at 115200 baud (tools/bench_link.py),
+# (h) the emulated bare-metal board: frozen, ROMFS, .mpy in RAM (tools/bench_firmware.py).
 # Targets are printed beside the figures, never asserted.
 import argparse
 import json
@@ -154,7 +155,7 @@ SERVERS = {
     "canned-answer floor": ([sys.executable, os.path.join(SUPPORT, "floor_server.py")], None),
 }
 FLOOR = "canned-answer floor"
-SECTIONS = "abcdefg"  # a run of all of them (not --quick) writes docs/benchmarks.md
+SECTIONS = "abcdefgh"  # a run of all of them (not --quick) writes docs/benchmarks.md
 IN_FLIGHT = 32
 
 
@@ -756,6 +757,10 @@ def rows_for(results):
     if results.get("g"):
         from bench_link import rows as link_rows
         rows += link_rows(results["g"])
+    if results.get("h"):
+        from bench_firmware import rows as board_rows
+        rows += board_rows(results["h"], (results.get("c") or {}).get("wasm"),
+                           (results.get("d") or {}).get("mpy", {}).get("kib"))
     return rows
 
 
@@ -845,6 +850,10 @@ def report(results, command, took_s):
                   "One tools/call read_adc, one ping and one tools/list of the sim board taken apart. "
                   "Lines starting with \"alt:\" measure an alternative encoding, not the core's code.",
                   "", stage_table(c), ""]
+    if results.get("h"):
+        from bench_firmware import NOTE, table as board_table
+        lines += ["## The emulated board (h)", "", NOTE, "",
+                  board_table(results["h"], (c or {}).get("wasm")), ""]
     notes = []
     if c:
         notes += c.get("notes", [])
@@ -921,6 +930,9 @@ def main(argv=None):
     if "g" in args.only:
         from bench_link import link_sizes
         step("g", "JSON lines versus CBOR link frames", link_sizes)
+    if "h" in args.only:
+        from bench_firmware import emulated_board
+        step("h", "the emulated board: frozen, ROMFS, .mpy in RAM", lambda: emulated_board(args.quick))
     took = time.perf_counter() - started
     rows, text = report(results, command, took)
     print(table(rows))

@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from tests.needs import missing
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BENCH = os.path.join(ROOT, "tools", "bench.py")
 WASM = os.path.join(ROOT, "tools", "bench_support", "node_modules", "@micropython",
@@ -92,3 +94,20 @@ def test_heapsize_search_and_board_images(quick_run):
     assert raw["d"]["py"]["kib"] is not None, raw["d"]
     assert "sim" in raw["e"]
     assert all(info["total"] > 0 and info["files"] for info in raw["e"].values())
+
+
+def test_emulated_board_figures_for_frozen_romfs_and_mpy_in_ram(quick_run):
+    _stdout, markdown, raw = quick_run
+    h = raw.get("h", {})
+    layouts = ("frozen", "romfs", "mpy")
+    if not all(layout in h for layout in layouts):
+        missing("the emulated board was not measured (.ci/install-firmware): %s" % h.get("notes"))
+    for layout in layouts:
+        for board in ("sim", "ref"):
+            assert h[layout][board]["held_build"] > 0, (layout, board)
+        assert h[layout]["sim"]["loop_ping"] > 0 and h[layout]["sim"]["loop_call_mean"] > 0
+        assert h[layout]["smallest"]["kib"], h[layout]["smallest"]
+    # bytecode in flash holds less heap than the same bytecode loaded into RAM
+    assert h["frozen"]["sim"]["held_build"] < h["mpy"]["sim"]["held_build"]
+    assert h["romfs"]["sim"]["held_build"] < h["mpy"]["sim"]["held_build"]
+    assert "## The emulated board (h)" in markdown

@@ -76,6 +76,8 @@ class FakeFS:
             os.remove(r)
 
         def statvfs(p):
+            if not fs.capacity:   # nothing mounted: what MicroPython's VFS root reports
+                return (0,) * 10
             total = fs.capacity // fs.block
             free = max(total - fs.used_blocks(), 0)
             return (fs.block, fs.block, total, free, free, 0, 0, 0, 0, 255)
@@ -102,8 +104,10 @@ class FakeFS:
 
 class FakeBoard:
     # state: "serving" (tinymcp on the line), "friendly" (>>>), "raw" (raw REPL), "paste".
-    def __init__(self, fs_dir, mpy_word=MPY_6_3, capacity=1024 * 1024, serving=True, deaf=False):
+    def __init__(self, fs_dir, mpy_word=MPY_6_3, capacity=1024 * 1024, serving=True, deaf=False,
+                 romfs=None):
         self.fs = FakeFS(fs_dir, capacity)
+        self.romfs = None if romfs is None else bytearray(romfs)   # a ROMFS partition of that size
         self.mpy_word = mpy_word
         self.master, self.slave = pty.openpty()
         tty.setraw(self.slave)   # the board's end is a raw line; the fake keeps it open
@@ -346,6 +350,9 @@ class FakeBoard:
         modules = {"os": fs_os, "uos": fs_os, "sys": fake_sys, "machine": fake_machine,
                    "time": fake_time, "hashlib": hashlib, "binascii": binascii,
                    "gc": types.SimpleNamespace(collect=lambda: None, mem_free=lambda: 150000)}
+        if self.romfs is not None:
+            modules["vfs"] = types.SimpleNamespace(rom_ioctl=self._rom_ioctl,
+                                                   umount=lambda path: None)
 
         def fake_import(name, globals=None, locals=None, fromlist=(), level=0):
             if name in modules:
@@ -357,6 +364,25 @@ class FakeBoard:
         safe = dict(vars(builtins))
         safe.update(__import__=fake_import, print=fake_print, open=board.fs.open)
         self.namespace = {"__builtins__": safe, "__name__": "__main__"}
+
+    def _rom_ioctl(self, op, *args):
+        # vfs.rom_ioctl as the ports implement it over one segment (see mpremote romfs deploy).
+        rom = self.romfs
+        if op == 1:
+            return 1
+        if op == 2:
+            return memoryview(rom)
+        if op == 3:
+            rom[:args[1]] = b"\xff" * args[1]
+            self.events.append("romfs erased")
+            return 4
+        if op == 4:
+            rom[args[1]:args[1] + len(args[2])] = args[2]
+            return 0
+        if op == 5:
+            self.events.append("romfs written")
+            return 0
+        return -22
 
     def _execute(self, code):
         self.stdout.seek(0)

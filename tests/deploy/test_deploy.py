@@ -113,6 +113,44 @@ def test_a_file_that_does_not_fit_copies_nothing(repo, tmp_path, make_board, cap
     assert tree(board.fs.root) == {}
 
 
+def test_a_board_with_no_filesystem_gets_the_reason_not_a_traceback(repo, tmp_path, make_board,
+                                                                   capsys):
+    board = make_board(capacity=0)   # os.statvfs all zeros, as on MicroPython's stock qemu port
+    assert run(repo, board, tmp_path) == 2
+    err = one_line_error(capsys)
+    assert "no filesystem to copy to" in err and "tinymcp-firmware" in err
+    assert tree(board.fs.root) == {}
+
+
+def test_what_a_board_prints_instead_of_serving_is_reported_at_once():
+    from tinymcp.host.deploy.board import Console
+
+    def first_reason(*lines):
+        console = Console()
+        for line in lines:
+            reason = console.line(line)
+            if reason:
+                return reason
+        return None
+    assert first_reason(b"MPY: soft reboot", b"some banner") is None   # boot noise: keep waiting
+    assert first_reason(b"Traceback (most recent call last):", b'  File "main.py", line 3, in <module>',
+                        b"ImportError: no module named 'rp2'") == (
+        "main.py stopped with ImportError: no module named 'rp2' (File \"main.py\", line 3, in <module>)")
+    assert first_reason(b"tinymcp: build() failed, not serving:", b"Traceback (most recent call last):",
+                        b'  File "main.py", line 9, in build', b"ValueError: invalid pin") == (
+        "tinymcp: build() failed, not serving ValueError: invalid pin (File \"main.py\", line 9, in build)")
+    # main.py ended without a traceback: the REPL's banner follows
+    assert first_reason(b"tinymcp: not serving: flag file 'noserve' exists (remove it to serve)",
+                        b"MicroPython v1.28.0 on 2026-04-06; Raspberry Pi Pico with RP2040",
+                        b'Type "help()" for more information.') == (
+        "the board is at its REPL, not serving; it said: tinymcp: not serving: flag file "
+        "'noserve' exists (remove it to serve)")
+    # ...and our initialize, typed at its prompt, is echoed or run there
+    assert first_reason(b'>>> {"jsonrpc":"2.0","id":"deploy-1"}').startswith("the board is at its REPL")
+    assert first_reason(b"Traceback (most recent call last):", b'  File "<stdin>", line 1, in <module>',
+                        b"NameError: name 'true' isn't defined").startswith("the board is at its REPL")
+
+
 def test_without_a_port_and_no_usb_board(repo, tmp_path, capsys, monkeypatch):
     from serial.tools import list_ports
     monkeypatch.setattr(list_ports, "comports", lambda: [])
@@ -148,13 +186,15 @@ def test_a_board_file_that_fails_at_boot_is_reported_with_its_error(repo, tmp_pa
     from tinymcp.host.deploy.files import boards
     if "rpi_pico" not in boards(repo):
         pytest.skip("boards/rpi_pico not in this checkout")
-    monkeypatch.setattr(board_end, "VERIFY_TIMEOUT_S", 4.0)
+    # The traceback is the answer as soon as it is printed: a deploy that waited out its verify
+    # timeout instead would say "did not answer initialize within 120 s".
+    monkeypatch.setattr(board_end, "VERIFY_TIMEOUT_S", 120.0)
     board = make_board()
     assert main(["--board", "rpi_pico", "--port", board.port, "--build", str(tmp_path / "b"),
                  "--root", repo]) == 2
     err = one_line_error(capsys)
-    assert "did not answer initialize within 4 s" in err
-    assert "it said: ImportError: no module named 'rp2'" in err
+    assert "main.py stopped with ImportError: no module named 'rp2'" in err
+    assert 'File "main.py", line' in err and "mpremote connect %s repl" % board.port in err
 
 
 def test_mpy_version_rules():

