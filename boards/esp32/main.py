@@ -28,7 +28,7 @@ def build():
     server = Server("tinymcp-esp32", "0.1.0", title="ESP32 DevKitC",
                     instructions="An ESP32 DevKitC on the bench: its chip temperature, ADC "
                                  "inputs, LED and the sensors on its I2C bus.")
-    server.identity = "esp32-" + hexlify(unique_id()).decode()
+    server.identity = "esp32-" + hexlify(bytes(unique_id())).decode()
     internal.attach(server, internal.ESP32(esp32))
     adcs = [ADC(Pin(n)) for n in ADC_PINS]
     for a in adcs:

@@ -26,7 +26,7 @@ def build():
     server = Server("tinymcp-pico", "0.1.0", title="Raspberry Pi Pico",
                     instructions="A Raspberry Pi Pico on the bench: its temperature, ADC "
                                  "inputs, LED and the sensors on its I2C bus.")
-    server.identity = "rp2-" + hexlify(unique_id()).decode()
+    server.identity = "rp2-" + hexlify(bytes(unique_id())).decode()
     internal.attach(server, internal.RP2040(ADC(4), VREF))
     adc.attach(server, adc.ADCChannels([ADC(n) for n in ADC_PINS], VREF))
     led.attach(server, led.Led(Pin(LED, Pin.OUT)))

@@ -1,6 +1,7 @@
 # tinymcp-bridge --port on the emulated board's UART with the official SDK client, in both host
 # eras, with JSON lines and with the CBOR link: the firmware serves from power-on (the sim board
 # frozen as main.py), exactly as a flashed Pico would behind /dev/ttyACM0.
+import json
 import os
 import time
 
@@ -31,7 +32,8 @@ def test_sdk_client_through_the_bridge_to_the_emulated_board(mode, link, sim_elf
         async with Client(bridge_params(board.port, link, errlog), mode=mode,
                           message_handler=updates) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
-            assert sorted(tools) == ["read_adc", "read_temperature", "set_led"]
+            assert sorted(tools) == ["clear_alert", "plot_history", "read_adc", "read_history",
+                                    "read_temperature", "set_alert", "set_led"]
             assert tools["read_adc"].input_schema["properties"]["channel"]["maximum"] == 3
             for channel in range(4):
                 adc = await client.call_tool("read_adc", {"channel": channel})
@@ -48,6 +50,13 @@ def test_sdk_client_through_the_bridge_to_the_emulated_board(mode, link, sim_elf
             assert bad.is_error and "channel" in bad.content[0].text
             read = await client.read_resource("sensor://temperature")
             assert '"celsius"' in read.contents[0].text
+            # the history, on single-precision firmware: float32 samples, times in ms
+            history = json.loads((await client.read_resource(
+                "sensor://temperature/history")).contents[0].text)
+            assert history["unit"] == "Cel" and history["samples"], history
+            assert all(10 < v < 40 for _t, v in history["samples"])
+            stats = await client.call_tool("read_history", {"quantity": "temperature"})
+            assert stats.structured_content["count"] >= len(history["samples"])
             if mode == "legacy":   # the 2026-07-28 era listens instead (tests/test_modern_sdk.py)
                 with pytest.warns(Warning):
                     await client.subscribe_resource("sensor://temperature")
