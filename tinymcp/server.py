@@ -182,7 +182,10 @@ class Server:
         self.answer(msg, link)
         answer = self._answer
         self._answer = None
-        return b"".join(answer)[:-1] if answer else None
+        if not answer:
+            return None
+        answer[-1] = answer[-1][:-1]  # the newline the link ended it with
+        return answer[0] if len(answer) == 1 else b"".join(answer)
 
     def _answered(self, data):
         self._answer.append(bytes(data))

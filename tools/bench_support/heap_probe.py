@@ -173,7 +173,9 @@ def serve_loop(server, frame):
     # -> fn() that passes frame once through a Channel, as a board's serve loop would.
     from tinymcp.channel import Channel
     feed = Feed(frame)
-    channel = Channel(server, feed)
+    channel = Channel(server, feed)  # a new connection: a new session, so initialize it again
+    server.handle(INIT)
+    server.handle(INITIALIZED)
 
     def once():
         channel.pos = 0
@@ -198,12 +200,15 @@ def board_costs(board_name):
             raise SystemExit("unexpected reply: " + str(reply))
     out["held_session"] = held() - base  # caches filled: initialize and tools/list encoded
 
-    out["per_call"] = {name: per(lambda: server.handle(CALLS[name])) for name in CALLS}
+    # handle() returns each answer as bytes of its own: fewer rounds, or a board's heap runs
+    # out with the collector off.
+    few = max(2, N // 5)
+    out["per_call"] = {name: per(lambda: server.handle(CALLS[name]), few) for name in CALLS}
     out["per_call_mean"] = sum(out["per_call"].values()) // len(CALLS)
-    out["per_ping"] = per(lambda: server.handle(PING))
-    out["per_list"] = per(lambda: server.handle(LIST))
-    out["per_read"] = per(lambda: server.handle(READ))
-    out["per_initialize"] = per(lambda: server.handle(INIT))
+    out["per_ping"] = per(lambda: server.handle(PING), few)
+    out["per_list"] = per(lambda: server.handle(LIST), few)
+    out["per_read"] = per(lambda: server.handle(READ), few)
+    out["per_initialize"] = per(lambda: server.handle(INIT), few)
     server.handle(INITIALIZED)
     try:
         loop = {name: per(serve_loop(server, CALLS[name])) for name in CALLS}
