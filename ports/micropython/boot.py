@@ -83,10 +83,13 @@ def start(build, button=None, flag=SKIP_FLAG, heartbeat=None, watchdog_ms=None, 
             # network.json on the board: serve on Wi-Fi (ports/micropython/wifi.py)
             from ports.micropython import wifi
             found, why = wifi.settings()
+            if found:
+                try:
+                    return wifi.serve(server, found)
+                except (ImportError, OSError) as e:  # no radio, or the network would not have it
+                    why = str(e) or e.__class__.__name__
             if why:
                 print("tinymcp: not on the network: " + why + "; serving over USB")
-            elif found:
-                return wifi.serve(server, found)
         if serve is None:
             from ports import serve
         return serve(server, stream)

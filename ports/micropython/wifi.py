@@ -2,7 +2,7 @@
 #
 # The settings live on the board, never in the code: network.json in its root,
 #   {"ssid": "bench-lab", "password": "...", "token": "...", "port": 8765}
-# written by `tinymcp-deploy --wifi SSID --token TOKEN` (docs/network.md). Without the file the
+# written by `tinymcp-deploy --wifi SSID` (docs/network.md). Without the file the
 # board serves over USB as usual; with it but without a token it refuses to listen.
 import json
 import sys

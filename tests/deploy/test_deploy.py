@@ -168,7 +168,7 @@ def test_verify_reports_a_board_that_does_not_serve(make_board):
 def test_verify_skips_boot_noise(make_board):
     board = make_board()
     board.write(b"MPY: soft reboot\r\nsome banner\r\n")
-    assert verify(board.port, timeout=10)["name"] == "tinymcp-sim"
+    assert verify(board.port, timeout=10)[0]["name"] == "tinymcp-sim"
 
 
 def test_a_board_that_ignores_ctrl_c(repo, tmp_path, make_board, capsys):

@@ -232,11 +232,13 @@ class Console:
         return "; it said: " + self.said[:100] if self.said else ""
 
 
-def verify(port, baud=115200, timeout=VERIFY_TIMEOUT_S, serial_port=None):
+def verify(port, baud=115200, timeout=VERIFY_TIMEOUT_S, serial_port=None, token=None):
     # Send `initialize` until a JSON-RPC answer comes back, skipping boot noise; after a hard
     # reset the port may vanish and come back, so reopen it as needed. A traceback or the REPL
-    # is reported as soon as it shows. -> serverInfo.
+    # is reported as soon as it shows. With a token (a board deployed for Wi-Fi), the console
+    # line that says where it listens sends the initialize there instead. -> (serverInfo, where).
     import serial
+    from tinymcp.host.deploy import network
     s = serial_port
     deadline = time.monotonic() + timeout
     pending, rid, sent_at = b"", 0, 0.0
@@ -267,6 +269,13 @@ def verify(port, baud=115200, timeout=VERIFY_TIMEOUT_S, serial_port=None):
                     msg = json.loads(line.strip().decode())
                 except ValueError:
                     # "MPY: soft reboot", "tinymcp: not serving: ...", a traceback, the REPL
+                    text = line.strip().decode(errors="replace")
+                    where = network.listening(text) if token else None
+                    if where:
+                        return network.verify(where[0], where[1], token), "%s:%d" % where
+                    if token and text.startswith(network.NOT_ON_NETWORK):
+                        raise DeployError("the board is not on the network: %s"
+                                          % text[len(network.NOT_ON_NETWORK):])
                     stopped = console.line(line)
                     if stopped:
                         raise DeployError("%s (see its console: mpremote connect %s repl)"
@@ -275,7 +284,7 @@ def verify(port, baud=115200, timeout=VERIFY_TIMEOUT_S, serial_port=None):
                 if (isinstance(msg, dict) and "method" not in msg   # not our request echoed by a REPL
                         and str(msg.get("id", "")).startswith("deploy-")):
                     if "result" in msg:
-                        return msg["result"].get("serverInfo", {})
+                        return msg["result"].get("serverInfo", {}), port
                     raise DeployError("the board answered initialize with an error: %s"
                                       % msg.get("error", {}).get("message"))
     finally:

@@ -7,6 +7,7 @@ import time
 
 from tinymcp.host.deploy import DeployError
 from tinymcp.host.deploy import board as board_end
+from tinymcp.host.deploy import network
 from tinymcp.host.deploy import romfs as romfs_image
 from tinymcp.host.deploy.board import Board, check_mpy, check_space, find_port, plan, probe_port, verify
 from tinymcp.host.deploy.files import CBOR_LINK, STATELESS, boards, repo_root
@@ -15,7 +16,8 @@ from tinymcp.host.deploy.mpy import DEFAULT_MPY, MPY_VERSIONS, build, print_size
 
 
 def deploy(root, board, port, baud, build_dir, mpy_version, hard_reset=False, out=None, extra=(),
-           source_lines=True, leave_out=(), romfs=False):
+           source_lines=True, leave_out=(), romfs=False, wifi=None, usb=False):
+    # wifi: (network.json bytes, token) to serve on Wi-Fi; usb: remove it, back to USB.
     out = out or sys.stdout
     if romfs:
         inside, how, image = romfs_image.build_image(root, board, build_dir, mpy_version, extra,
@@ -27,18 +29,21 @@ def deploy(root, board, port, baud, build_dir, mpy_version, hard_reset=False, ou
         made, how = build(root, board, build_dir, mpy_version, extra, source_lines, leave_out)
         out.write("%s: %d files (%s), .mpy v%s, in %s\n" % (board, len(made), how, mpy_version, build_dir))
     files = []   # (device path, size, bytes), main.py last
+    if wifi is not None:
+        files.append((network.SETTINGS, len(wifi[0]), wifi[0]))
     for dest, size, _src in made:
         with open(os.path.join(build_dir, *dest.split("/")), "rb") as f:
             files.append((dest, size, f.read()))
+    gone = (network.SETTINGS,) if usb else ()
     port = port or find_port()
     probe_port(port, baud)
     b = Board(port, baud)
     try:
         b.interrupt()
         if romfs:
-            _copy(b, port, mpy_version, files, out, image, romfs_image.top_level(inside))
+            _copy(b, port, mpy_version, files, out, image, romfs_image.top_level(inside), gone)
         else:
-            _copy(b, port, mpy_version, files, out)
+            _copy(b, port, mpy_version, files, out, gone=gone)
         if hard_reset:
             b.hard_reset()
             b.close()
@@ -46,22 +51,26 @@ def deploy(root, board, port, baud, build_dir, mpy_version, hard_reset=False, ou
             time.sleep(1.0)   # let a USB board drop off the bus before waiting for it
         else:
             b.soft_reset()
-        out.write("reset; waiting for initialize on %s\n" % port)
-        info = verify(port, baud, board_end.VERIFY_TIMEOUT_S, None if b is None else b.t.serial)
+        out.write("reset; waiting for initialize on %s%s\n"
+                  % (port, " or on the network" if wifi else ""))
+        info, where = verify(port, baud, board_end.VERIFY_TIMEOUT_S * (4 if wifi else 1),
+                             None if b is None else b.t.serial, wifi[1] if wifi else None)
     finally:
         if b is not None:
             b.close()
-    out.write("ok: %s %s answers on %s\n" % (info.get("name", "?"), info.get("version", "?"), port))
+    out.write("ok: %s %s answers on %s\n" % (info.get("name", "?"), info.get("version", "?"), where))
 
 
-def _copy(b, port, mpy_version, files, out, image=None, shadows=()):
+def _copy(b, port, mpy_version, files, out, image=None, shadows=(), gone=()):
     # Check the version and the space first: nothing is written to a board that cannot load it.
     # With a ROMFS image: written first, then what would shadow it on the filesystem goes
     # (tinymcp/, ports/ and anything named like the image's top level), then main.py.
     dirs = sorted({d for dest, _size, _data in files for d in _parents(dest)})
-    word, free, block, existing = b.inspect([f[0] for f in files] + dirs + list(shadows))
+    word, free, block, existing = b.inspect([f[0] for f in files] + dirs + list(shadows)
+                                            + list(gone))
     board_mpy = check_mpy(word, mpy_version)
     copy, stale = plan(files, existing)
+    stale = stale + [p for p in gone if existing.get(p, (-1,))[0] >= 0]
     gone_dirs = []
     if image is not None:
         stale = sorted(set(stale) | {p for p in shadows if existing.get(p, (-1,))[0] >= 0})
@@ -130,6 +139,18 @@ def main(argv=None):
     p.add_argument("--romfs", action="store_true",
                    help="put the compiled tree in the board's ROMFS partition (bytecode runs in "
                         "place from flash); main.py stays on the filesystem")
+    p.add_argument("--wifi", metavar="SSID",
+                   help="serve on this Wi-Fi network instead of USB (ESP32, Pico W): writes "
+                        "network.json on the board (docs/network.md)")
+    p.add_argument("--wifi-password", default=os.environ.get("TINYMCP_WIFI_PASSWORD"),
+                   help="the network's password (default $TINYMCP_WIFI_PASSWORD: the "
+                        "environment keeps it out of the process list)")
+    p.add_argument("--board-token", default=os.environ.get("TINYMCP_BOARD_TOKEN"),
+                   help="the token a client must send first (default $TINYMCP_BOARD_TOKEN; "
+                        "without one a new token is made and printed once)")
+    p.add_argument("--listen-port", type=int, default=8765, help="the board's TCP port")
+    p.add_argument("--usb", action="store_true",
+                   help="remove network.json: the board serves over USB again")
     p.add_argument("--manifests", action="store_true", help="rewrite the mip package*.json files")
     p.add_argument("--root", help=argparse.SUPPRESS)
     try:
@@ -162,8 +183,12 @@ def main(argv=None):
             print("%s: %d files (%s), .mpy v%s, in %s" % (a.board, len(made), how, a.mpy_version, a.build))
             print_sizes(made)
             return 0
+        if a.wifi is not None and a.usb:
+            raise DeployError("--wifi and --usb contradict each other")
+        wifi = (network.settings(a.wifi, a.wifi_password, a.board_token, a.listen_port,
+                                 sys.stdout) if a.wifi is not None else None)
         options = dict(extra=extra, source_lines=not a.no_source_lines, leave_out=leave_out,
-                       romfs=a.romfs)
+                       romfs=a.romfs, wifi=wifi, usb=a.usb)
         if a.build:
             deploy(root, a.board, a.port, a.baud, a.build, a.mpy_version, a.hard_reset, **options)
         else:

@@ -1,0 +1,89 @@
+# tinymcp-deploy --wifi: network.json on the board (its settings, never in the code), the board
+# serving on the network after the reset, deploy checking it there with the token; --usb undoes it.
+import json
+import os
+import shutil
+import socket
+
+import pytest
+
+from tinymcp.host.deploy import main
+from tests.deploy.fakeboard import MICROPYTHON, REPO
+
+pytest.importorskip("mpremote", reason="tinymcp-deploy copies with mpremote: pip install mpremote")
+TOKEN = "0123456789abcdef-token"
+
+
+@pytest.fixture
+def root(tmp_path):
+    # The checkout plus the board with a simulated radio (boards/wifi).
+    root = tmp_path / "repo"
+    for top in ("tinymcp", "ports", "boards"):
+        shutil.copytree(os.path.join(REPO, top), root / top,
+                        ignore=shutil.ignore_patterns("__pycache__", "host"))
+    shutil.copytree(os.path.join(REPO, "tinymcp", "host"), root / "tinymcp" / "host",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(os.path.join(REPO, "tests", "deploy", "wifiboard"), root / "boards" / "wifi")
+    return str(root)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def deploy(root, board, tmp_path, *extra):
+    return main(["--board", "wifi", "--port", board.port, "--build", str(tmp_path / "build"),
+                 "--root", root] + list(extra))
+
+
+def one_line_error(capsys):
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("tinymcp-deploy: "), err
+    return err
+
+
+@pytest.mark.skipif(MICROPYTHON is None, reason="the deployed board runs under micropython")
+def test_deploy_for_wifi_writes_the_settings_and_checks_the_board_on_the_network(
+        root, tmp_path, make_board, capsys):
+    board = make_board(serving=False)
+    port = free_port()
+    assert deploy(root, board, tmp_path, "--wifi", "bench-lab", "--wifi-password", "pw",
+                  "--board-token", TOKEN, "--listen-port", str(port)) == 0
+    out = capsys.readouterr().out
+    with open(board.fs.real("network.json")) as f:
+        assert json.load(f) == {"ssid": "bench-lab", "password": "pw", "token": TOKEN,
+                                "port": port}
+    assert "ok: wifi-test-board 0.1.0 answers on 127.0.0.1:%d" % port in out
+    assert TOKEN not in out  # a token given is never echoed
+    # and back to USB: the settings go, the board answers on its serial port
+    usb = make_board(serving=False)
+    shutil.copy(os.path.join(root, "boards", "sim", "main.py"), usb.fs.real("main.py"))
+    with open(usb.fs.real("network.json"), "w") as f:
+        f.write("{}")
+    assert main(["--board", "sim", "--port", usb.port, "--build", str(tmp_path / "b2"),
+                 "--root", root, "--usb"]) == 0
+    assert not os.path.exists(usb.fs.real("network.json"))
+    assert "answers on " + usb.port in capsys.readouterr().out
+
+
+def test_a_token_is_made_when_none_is_given_and_said_once(root, tmp_path, capsys):
+    from tinymcp.host.deploy.network import settings
+    import io
+    said = io.StringIO()
+    data, token = settings("lab", "pw", None, 8765, said)
+    assert len(token) >= 16 and said.getvalue().count(token) == 1
+    assert json.loads(data)["token"] == token
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--wifi", "lab", "--board-token", "short"], "at least 16 characters"),
+    (["--wifi", "", "--board-token", TOKEN], "SSID"),
+    (["--wifi", "lab", "--board-token", TOKEN, "--listen-port", "70000"], "1..65535"),
+    (["--wifi", "lab", "--usb"], "contradict"),
+])
+def test_bad_wifi_settings_are_one_line_errors_before_anything_is_written(root, tmp_path,
+                                                                           capsys, args, says):
+    assert main(["--board", "wifi", "--port", "/dev/null", "--root", root] + args) == 2
+    assert says in one_line_error(capsys)

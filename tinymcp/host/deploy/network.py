@@ -1,0 +1,65 @@
+# A board on Wi-Fi: the network.json deploy writes onto it (its settings live there, never in the
+# code: ports/micropython/wifi.py reads them at boot), and the check that it answers on the network.
+import json
+import re
+import secrets
+import socket
+
+from tinymcp.host.deploy import DeployError
+from tinymcp.protocol import TOKEN_LINE
+
+SETTINGS = "network.json"   # the board's ports/micropython/wifi.py SETTINGS
+MIN_TOKEN = 16              # the board refuses to listen with a shorter one
+# What the board prints on its console once it listens (ports/micropython/wifi.py serve()).
+LISTENING = re.compile(r"tinymcp: on Wi-Fi .* MCP on ([0-9A-Za-z.:\[\]-]+):(\d+)")
+NOT_ON_NETWORK = "tinymcp: not on the network: "
+
+
+def settings(ssid, password, token, port, out):
+    # -> (network.json bytes, the token). A token is made when none is given, and said once.
+    if not ssid:
+        raise DeployError("--wifi needs the network's name (SSID)")
+    if not 0 < port < 65536:
+        raise DeployError("--listen-port must be 1..65535, not %d" % port)
+    if token is None:
+        token = secrets.token_urlsafe(24)
+        out.write("board token (give it to tinymcp-bridge as $TINYMCP_BOARD_TOKEN; it is not "
+                  "shown again): %s\n" % token)
+    elif len(token) < MIN_TOKEN:
+        raise DeployError("the board token must have at least %d characters (the board refuses "
+                          "to listen with a shorter one)" % MIN_TOKEN)
+    data = {"ssid": ssid, "password": password or "", "token": token, "port": port}
+    return (json.dumps(data, indent=1) + "\n").encode(), token
+
+
+def listening(line):
+    # -> (host, port) when the board's console line says where it serves MCP, else None.
+    found = LISTENING.search(line)
+    return (found.group(1), int(found.group(2))) if found else None
+
+
+def verify(host, port, token, timeout=10.0):
+    # initialize over TCP, presenting the token first -> serverInfo, or a one-line DeployError.
+    request = {"jsonrpc": "2.0", "id": "deploy-net", "method": "initialize",
+               "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                          "clientInfo": {"name": "tinymcp-deploy", "version": "0.1.0"}}}
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            sock.sendall((TOKEN_LINE + token + "\n").encode() + json.dumps(request).encode() + b"\n")
+            pending = b""
+            while b"\n" not in pending:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                pending += chunk
+    except OSError as e:
+        raise DeployError("the board listens on %s:%d but cannot be reached from here: %s"
+                          % (host, port, e.strerror or e)) from None
+    try:
+        answer = json.loads(pending.split(b"\n", 1)[0])
+    except ValueError:
+        raise DeployError("the board on %s:%d did not answer initialize" % (host, port)) from None
+    if "result" not in answer:
+        raise DeployError("the board on %s:%d refused: %s"
+                          % (host, port, answer.get("error", {}).get("message")))
+    return answer["result"].get("serverInfo", {})
