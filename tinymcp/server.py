@@ -302,13 +302,23 @@ class Server:
         name = key if start == 0 else key + str(start)
         out = self.cache.get(name)
         if out is None:
+            # Encoded entry by entry: one entry's dicts at a time, never the whole page's.
             end = start + self.page_size
             era = self.era
             describe = __import__(module, None, None, ("describe",)).describe
-            body = {key: [describe(item, era) for item in items[start:end]]}
-            if end < len(items):
-                body["nextCursor"] = str(end)
-            out = jsonrpc.dumps(self.revision.finish(self, "list", body))
+            parts = [b'{"' + key.encode() + b'":[']
+            for item in items[start:end]:
+                if len(parts) > 1:
+                    parts.append(b",")
+                parts.append(jsonrpc.dumps(describe(item, era)))
+            parts.append(b"]")
+            more = {"nextCursor": str(end)} if end < len(items) else {}
+            more = jsonrpc.dumps(self.revision.finish(self, "list", more))  # the revision's fields
+            if len(more) > 2:
+                parts.append(b"," + more[1:])
+            else:
+                parts.append(b"}")
+            out = b"".join(parts)
             self.cache[name] = out
         return out
 
