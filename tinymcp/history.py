@@ -210,8 +210,9 @@ class History:
 
 
 def _number(value):
-    # A float as JSON wants it (single-precision boards print 8 digits that mean nothing).
-    return "%.4g" % value
+    # A float as JSON wants it: 6 significant digits, what a single-precision sample holds
+    # (1013.25 hPa stays 1013.25; more digits would be noise of the float32 it was kept as).
+    return "%.6g" % value
 
 
 def attach(server, history):

@@ -180,3 +180,10 @@ def test_a_failing_sensor_skips_samples_and_unknown_quantities_are_refused():
     bad = result(server, "tools/call", {"name": "read_history", "arguments": {"quantity": "x"}})
     assert bad["isError"] is True
     assert error(server, "resources/read", {"uri": "sensor://x/history"})["code"] == -32002
+
+
+def test_samples_keep_six_significant_digits():
+    server = board([1013.25, 22.4375, 0.000123456])
+    initialize(server)
+    run(server, 3)
+    assert [v for _t, v in samples(server)["samples"]] == [1013.25, 22.4375, 0.000123456]
