@@ -107,6 +107,7 @@ class Watch:
         self.due = dict.fromkeys(periods, 0.0)
         self.looked = asyncio.Event()   # set once every kind of data was read (or failed)
         self.task = None
+        self.started = None      # loop time its task started
 
     async def run(self, watching):
         # While watching(): listings, readings and histories as they fall due, one at a time.
@@ -124,7 +125,8 @@ class Watch:
         state = self.session.state
         if state != "ready":
             self.error = "the board is " + STATES.get(state, state)
-            self.due["readings"] = loop.time() + self.periods["readings"]
+            later = loop.time() + self.periods["readings"]   # look again then, not sooner
+            self.due = {what: max(due, later) for what, due in self.due.items()}
             return
         self.error = None
         if self.session.init_result is not self.listed_for:
@@ -312,16 +314,21 @@ class Dashboard:
             watch = self.watches.get(board.session)
             if watch is None:
                 watch = self.watches[board.session] = Watch(board, self.periods)
+            watch.label = board.label
             if watch.task is None or watch.task.done():
                 watch.looked.clear()   # what it saw before nobody looked is old news
+                watch.started = loop.time()
                 watch.task = loop.create_task(watch.run(self._watching))
             watches.append(watch)
-        first = [w.looked.wait() for w in watches if not w.looked.is_set()]
-        if first:   # a page's first poll: a moment for the first look, not an empty page
-            try:
-                await asyncio.wait_for(asyncio.gather(*first), self.first_wait)
-            except asyncio.TimeoutError:
-                pass
+        first = [w for w in watches if not w.looked.is_set()]
+        if first:   # soon after a watch starts: a moment for its first look, not an empty page
+            wait = max(w.started for w in first) + self.first_wait - loop.time()
+            if wait > 0:
+                try:
+                    await asyncio.wait_for(asyncio.gather(*[w.looked.wait() for w in first]),
+                                           wait)
+                except asyncio.TimeoutError:
+                    pass
         return {"now": time.time(), "charts": self.charts is not None,
                 "charts_hint": None if self.charts is not None else CHARTS_HINT,
                 "boards": [watch.snapshot() for watch in watches]}

@@ -102,6 +102,18 @@
       if (!keys.has(key)) {
         section.root.remove();
         sections.delete(key);
+        forgetPlots(key, new Set());
+      }
+    }
+  }
+
+  function forgetPlots(key, keep) {
+    // Plots of a board that left, or of histories it no longer lists.
+    for (const [id, entry] of plots) {
+      if (id.startsWith(key + " ") && !keep.has(id)) {
+        if (entry.plot) entry.plot.destroy();
+        entry.figure.remove();
+        plots.delete(id);
       }
     }
   }
@@ -136,7 +148,8 @@
     const parts = section(key).parts;
     parts.heading.replaceChildren(el("span", board.title || board.name || "board"));
     if (board.label) parts.heading.append(el("span", board.label, "label"));
-    parts.heading.append(el("span", [board.name, board.version].filter(Boolean).join(" "), "name"),
+    parts.heading.append(el("span", [board.name, board.version].filter(Boolean).join(" "),
+                            "name"),
                          el("span", board.state, "state " + board.state));
     parts.instructions.textContent = board.instructions || "";
     parts.error.textContent = board.error || "";
@@ -145,7 +158,9 @@
     parts.readings.replaceChildren(row(["reading", "value", "age"], true));
     for (const r of board.readings) {
       const values = Object.keys(r.units).filter(function (k) { return k in r; })
-        .map(function (k) { return k + " " + num(r[k]) + (unit(r.units[k]) ? " " + unit(r.units[k]) : ""); });
+        .map(function (k) {
+          return k + " " + num(r[k]) + (unit(r.units[k]) ? " " + unit(r.units[k]) : "");
+        });
       const age = (r.age_ms || 0) / 1000 + Math.max(0, data.now - r.read_at);
       parts.readings.append(row([r.title || r.uri, values.join(", "), seconds(age)]));
     }
@@ -154,17 +169,20 @@
     parts.alerts.replaceChildren(row(["quantity", "when", "state", "crossings"], true));
     for (const a of alerts) {
       const level = "above" in a ? "above " + num(a.above) : "below " + num(a.below);
-      const when = level + " " + unit(a.unit) + (a.hysteresis ? " (\u00b1" + num(a.hysteresis) + ")" : "");
+      const when = level + " " + unit(a.unit)
+        + (a.hysteresis ? ", hysteresis " + num(a.hysteresis) : "");
       parts.alerts.append(row([a.quantity, when, a.state, a.crossings]));
     }
     if (!alerts.length) parts.alerts.append(row(["none set (tool set_alert)", "", "", ""]));
 
     parts.tools.replaceChildren(row(["tool", "title", "kind"], true));
     for (const t of board.tools) {
-      parts.tools.append(row([t.name, t.title || "", t.read_only ? "read-only" : "changes the board"]));
+      parts.tools.append(row([t.name, t.title || "",
+                              t.read_only ? "read-only" : "changes the board"]));
     }
 
     for (const h of board.histories) drawHistory(key, parts.plots, h, data.charts);
+    forgetPlots(key, new Set(board.histories.map(function (h) { return key + " " + h.uri; })));
   }
 
   function drawHistory(key, box, h, charts) {
