@@ -2,6 +2,7 @@
 # JSON messages separated by NUL bytes, Chromium reading fd 3 and writing fd 4): no port, no
 # WebSocket library, no downloaded browser.
 import base64
+import fcntl
 import json
 import os
 import queue
@@ -25,6 +26,12 @@ def chromium_path():
     return found
 
 
+def _above_9(fd):
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+    os.close(fd)
+    return moved
+
+
 class DevToolsError(AssertionError):
     pass
 
@@ -34,22 +41,17 @@ class Chromium:
     # events it sent (console messages, exceptions, network answers) from .events.
     def __init__(self, *flags):
         self.profile = tempfile.mkdtemp(prefix="tinymcp-chromium-")
-        to_browser, self._to_browser = os.pipe()
-        self._from_browser, from_browser = os.pipe()
-
-        def pipes_at_3_and_4():
-            # Moved above 4 first, so that neither dup2 overwrites the other pipe.
-            high_in, high_out = os.dup(to_browser) + 10, os.dup(from_browser) + 10
-            os.dup2(to_browser, high_in)
-            os.dup2(from_browser, high_out)
-            os.dup2(high_in, 3)
-            os.dup2(high_out, 4)
-
+        # Both pipe ends the browser keeps sit at 10 or above, so bash's redirections to
+        # fds 3 and 4 cannot overwrite one with the other.
+        to_browser, self._to_browser = (_above_9(fd) for fd in os.pipe())
+        self._from_browser, from_browser = (_above_9(fd) for fd in os.pipe())
         self.proc = subprocess.Popen(
-            [chromium_path()] + FLAGS + ["--user-data-dir=" + self.profile,
-                                         "--remote-debugging-pipe"] + list(flags) + ["about:blank"],
+            ["bash", "-c", 'exec "$0" "$@" 3<&%d 4>&%d %d<&- %d>&-'
+             % (to_browser, from_browser, to_browser, from_browser), chromium_path()]
+            + FLAGS + ["--user-data-dir=" + self.profile, "--remote-debugging-pipe"]
+            + list(flags) + ["about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            pass_fds=(3, 4), preexec_fn=pipes_at_3_and_4)
+            pass_fds=(to_browser, from_browser))
         os.close(to_browser)
         os.close(from_browser)
         self._ids = iter(range(1, 1 << 30))
@@ -126,7 +128,8 @@ class Chromium:
             if value:
                 return value
             if time.monotonic() > end:
-                raise AssertionError("never true in the page after %g s: %s" % (timeout, expression))
+                raise AssertionError("never true in the page after %g s: %s"
+                                     % (timeout, expression))
             time.sleep(0.2)
 
     def drain(self):

@@ -215,7 +215,7 @@ def test_boards_are_read_only_while_a_page_polls():
         [seen] = data["boards"]
         assert seen["readings"][0]["x"] == 1.5 and seen["histories"][0]["samples"] == [[0, 1.5]]
         assert seen["tools"] == [{"name": "read_x", "title": None, "read_only": True}]
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.5)
         assert board.calls.count("resources/read") > 2   # while a page polls, again and again
         await asyncio.sleep(QuickDashboard.viewer_seconds + 0.5)
         stopped = len(board.calls)               # no poll for a while: reading has stopped
