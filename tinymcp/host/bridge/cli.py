@@ -183,6 +183,9 @@ async def run(args, device, port, sim, http, sock, demo):
         shown = "[%s]" % host if ":" in host else host
         print("tinymcp-bridge: serving http://%s:%d/mcp" % (shown, number), file=sys.stderr,
               flush=True)
+        print("tinymcp-bridge: live dashboard at http://%s:%d/%s" % (
+            shown, number, " (open it as /?token=TOKEN)" if args.token else ""), file=sys.stderr,
+            flush=True)
     if demo:
         from tinymcp.host.bridge.demo import run_demo, snippet
         if sim is not None:

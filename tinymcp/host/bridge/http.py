@@ -386,8 +386,10 @@ async def _disconnected(receive):
 async def serve_http(hub, sock, host, port, token, stopping):
     # Serve on an already bound socket until `stopping` (an asyncio.Event) is set.
     import asyncio
+    from tinymcp.host.bridge.dashboard import Dashboard, single_board
     front = HttpFront(hub, host, port, token)
-    app = Starlette(routes=[Route("/mcp", front)], lifespan=front.lifespan)
+    dashboard = Dashboard(single_board(hub), front.security, front.origins, token)
+    app = Starlette(routes=[Route("/mcp", front)] + dashboard.routes(), lifespan=front.lifespan)
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
                             timeout_graceful_shutdown=2, ws="none")
     server = QuietServer(config)
@@ -395,6 +397,7 @@ async def serve_http(hub, sock, host, port, token, stopping):
     stop = asyncio.get_running_loop().create_task(stopping.wait())
     await asyncio.wait((serving, stop), return_when=asyncio.FIRST_COMPLETED)
     stop.cancel()
+    await dashboard.close()
     await front.close_all()
     server.should_exit = True
     await serving
