@@ -27,7 +27,8 @@ def test_the_sim_board_under_micropython_speaks_cbor_frames_on_its_stdio():
     board = BoardProcess("micropython")
     try:
         init = board.initialize()["result"]
-        assert init["capabilities"]["experimental"] == {"tinymcp/link": {"maxFrame": 4096, "cbor": True}}
+        assert init["capabilities"]["experimental"] == {"tinymcp/link": {"maxFrame": 4096, "cbor": True,
+                                                                          "id": "sim"}}
         board.send_raw(to_link({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                                 "params": {"name": "read_adc", "arguments": {"channel": 2}}}))
         answer = from_link(cborlink.decode(board.read_line()))
