@@ -1,5 +1,6 @@
 # The board session and the line parser on their own: a fake link stands in for the serial port.
 import asyncio
+import json
 
 from tinymcp.host.bridge.board import BoardSession
 from tinymcp.host.bridge.hub import Hub
@@ -13,6 +14,7 @@ INIT_RESULT = {"protocolVersion": "2025-11-25", "serverInfo": {"name": "fake", "
 
 class FakeLink:
     device = "/dev/fake"
+    mode = "json"
 
     def __init__(self):
         self.connected = True
@@ -20,10 +22,20 @@ class FakeLink:
         self.raw = []  # bytes for the board's REPL (restarts)
         self.on_message = self.on_noise = self.on_state = None
 
-    def send(self, msg):
-        if self.connected:
-            self.sent.append(msg)
-        return self.connected
+    def encode(self, msg):
+        return json.dumps(msg).encode() + b"\n"
+
+    def write(self, frame, urgent=False):
+        if not self.connected:
+            return None
+        self.sent.append(json.loads(frame))
+        return frame
+
+    def withdraw(self, frame):
+        return False   # written at once: never waiting
+
+    def send(self, msg, urgent=False):
+        return self.write(self.encode(msg), urgent)
 
     def send_raw(self, data):
         self.raw.append(data)

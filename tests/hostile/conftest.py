@@ -93,6 +93,8 @@ class HttpHost:
         all_headers.update(headers)
         body = msg if type(msg) is bytes else json.dumps(msg).encode()
         response = httpx.post(self.url, content=body, headers=all_headers, timeout=timeout)
+        if not response.content:
+            return response, []
         if response.headers.get("content-type", "").startswith("application/json"):
             return response, [response.json()]
         return response, sse_messages(response.text)
