@@ -1,6 +1,5 @@
 # Hostile boards: what a board says is checked before a host hears it, and a host's request that
 # the board could never read is refused at once, before it reaches the line.
-import json
 import time
 
 import pytest
