@@ -2,14 +2,13 @@
 # Streamable HTTP host, and the bridge's memory.
 import json
 import queue
-import subprocess
 import threading
 import time
 
 import httpx2 as httpx
 import pytest
 
-from tests.bridge.conftest import Bridge, LineClient, line_client  # noqa: F401
+from tests.bridge.conftest import http_bridge, line_client  # noqa: F401
 from tests.hostile.fakeboard import FakeBoard
 
 ACCEPT = "application/json, text/event-stream"
@@ -30,34 +29,15 @@ def fake_board():
 
 
 @pytest.fixture
-def stdio_bridge():
-    # A bridge on stdio (a LineClient) in front of a device: -> the client.
-    clients = []
-
-    def start(device, *args):
-        client = LineClient(("--port", device, "--log-level", "info") + args)
-        clients.append(client)
-        return client
-    yield start
-    for client in clients:
-        client.stop()
+def stdio_bridge(line_client):
+    # A bridge on stdio in front of a device: -> its LineClient.
+    return lambda device, *args: line_client("--port", device, "--log-level", "info", *args)
 
 
 @pytest.fixture
-def http_front():
-    # A bridge serving Streamable HTTP in front of a device (or --sim): -> (url, Bridge).
-    bridges = []
-
-    def start(*args, env=None):
-        bridge = Bridge(["--http", "127.0.0.1:0", "--log-level", "info"] + list(args),
-                        stdin=subprocess.DEVNULL, env=env)
-        bridges.append(bridge)
-        url = bridge.wait_stderr(r"serving (http://\S+/mcp)").group(1)
-        bridge.wait_stderr(r"board ready")
-        return url, bridge
-    yield start
-    for bridge in bridges:
-        assert bridge.stop() == 0, bridge.stderr()[-3000:]
+def http_front(http_bridge):
+    # A bridge on Streamable HTTP; the args say which board: -> (url, Bridge).
+    return lambda *args, env=None: http_bridge(*args, env=env, board=None)
 
 
 def rss_mb(pid):
