@@ -259,3 +259,44 @@ def test_a_reset_during_the_replay_starts_over():
         await asyncio.wait_for(board.ready.wait(), 1)
         assert board.state == "ready"
     run(main())
+
+
+def test_a_board_request_during_the_bridges_own_request_is_refused():
+    async def main():
+        link, board = await ready_board()
+        hub = Hub(board)
+        asked = []
+        session = hub.open_session(lambda msg, related=None: asked.append(msg), "test")
+        await hub.dispatch(session, 0, "initialize", {"protocolVersion": "2025-11-25",
+                                                      "capabilities": {"sampling": {}}})
+        sub = asyncio.ensure_future(hub.subscribe(session, "sensor://t"))   # no host owns it
+        await settle()
+        assert board.running().method == "resources/subscribe"
+        link.on_message({"jsonrpc": "2.0", "id": "s", "method": "sampling/createMessage",
+                         "params": {"messages": [], "maxTokens": 1}})
+        await settle()
+        refusal = [m for m in link.sent if m.get("id") == "s"]
+        assert refusal and refusal[0]["error"]["code"] == -32601
+        assert asked == []
+        link.answer(link.last("resources/subscribe"))
+        assert await sub is True
+        assert board.running() is None
+    run(main())
+
+
+def test_what_the_board_runs_is_the_oldest_request_written_and_unanswered():
+    async def main():
+        link, board = await ready_board(timeout=0.2)
+        first = asyncio.ensure_future(board.call("tools/call", {"name": "a"}, owner=("a", 1)))
+        await settle()
+        second = asyncio.ensure_future(board.call("tools/call", {"name": "b"}, owner=("b", 2),
+                                                  timeout=5))
+        await settle()
+        assert board.running().owner == ("a", 1)
+        assert (await first)["error"]["data"]["bridge"] == "timeout"
+        assert board.running().owner == ("a", 1) and board.running().gone   # may still run
+        sent = [m for m in link.sent if m.get("method") == "tools/call"]
+        link.answer(sent[1], {"who": "b"})   # b answered: a, before it, has ended too
+        assert (await second)["result"] == {"who": "b"}
+        assert board.running() is None
+    run(main())

@@ -329,7 +329,7 @@ class Hub:
         # request, to every handshake-era host that wants that level.
         rank = LEVELS.index(params["level"])
         running = self.board.running()
-        if running is None or running.internal:
+        if running is None or running.owner is None:   # none of a host's: the bridge's own
             for session in list(self.sessions):
                 if session.initialized and session.era == "handshake" and rank >= session.level:
                     session.send(msg)
@@ -366,7 +366,7 @@ class Hub:
             why = "the bridge relays only %s to hosts" % ", ".join(sorted(NEEDS))
         elif bid in self.board_requests:
             why = "request id %r is already waiting for a host" % (bid,)
-        elif running is None or running.internal:
+        elif running is None or running.owner is None:
             why = "no host request is running on the board, so no host may be asked"
         elif running.gone:
             why = "the host request it belongs to has ended (timed out or cancelled)"
