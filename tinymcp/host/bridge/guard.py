@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 import anyio
 from starlette.datastructures import Headers
+from starlette.responses import Response
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from tinymcp.host.bridge.wire import MAX_MESSAGE, decode
@@ -33,18 +34,13 @@ def is_loopback(host):
         return False
 
 
-def reject(status, message, code=-32600, rid=None, headers=None):
-    # An ASGI app answering one JSON-RPC error with an HTTP status.
-    body = json.dumps({"jsonrpc": "2.0", "id": rid,
-                       "error": {"code": code, "message": message}}).encode()
-    extra = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
-
-    async def app(scope, receive, send):
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"),
-                                (b"content-length", str(len(body)).encode())] + extra})
-        await send({"type": "http.response.body", "body": body})
-    return app
+def reject(status, message, code=-32600, headers=None, rid=None, data=None):
+    # A Response carrying one JSON-RPC error, with an HTTP status.
+    body = {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}}
+    if data is not None:
+        body["error"]["data"] = data
+    return Response(json.dumps(body), status_code=status, media_type="application/json",
+                    headers=headers)
 
 
 def _host_port(value, default_port):
@@ -87,7 +83,7 @@ class Guard:
                 msg, problem = decode(body)
                 if problem is not None:
                     refusal = reject(400, problem["error"]["message"], problem["error"]["code"],
-                                     problem["id"])
+                                     rid=problem["id"])
                 else:
                     scope[MESSAGE] = msg
                     receive = _replay(body, receive)

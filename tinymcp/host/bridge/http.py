@@ -23,7 +23,7 @@ from starlette.routing import Route
 from tinymcp.protocol import HEADER_MISMATCH, VERSIONS
 
 from tinymcp.host.bridge.guard import MESSAGE, Connection, Guard, connection_cap, \
-    quiet_accept_errors
+    quiet_accept_errors, reject
 from tinymcp.host.bridge.modern import MODERN, is_modern
 
 log = logging.getLogger("tinymcp.bridge.http")
@@ -37,14 +37,6 @@ SSE_HEADERS = [(b"content-type", b"text/event-stream"),
                (b"cache-control", b"no-cache, no-transform"),
                (b"connection", b"keep-alive"), (b"x-accel-buffering", b"no")]
 ENDED = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)
-
-
-def _reject(status, message, code=-32600, headers=None, rid=None, data=None):
-    body = {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}}
-    if data is not None:
-        body["error"]["data"] = data
-    return Response(json.dumps(body), status_code=status, media_type="application/json",
-                    headers=headers)
 
 
 class RecentEvents(EventStore):
@@ -162,7 +154,7 @@ class HttpFront:
         request = Request(scope, receive)
         version = request.headers.get("mcp-protocol-version")
         if version is not None and version not in VERSIONS and version != MODERN:
-            await _reject(400, "Bad Request: unsupported MCP-Protocol-Version %r (supported: %s)"
+            await reject(400, "Bad Request: unsupported MCP-Protocol-Version %r (supported: %s)"
                           % (version[:40], ", ".join(VERSIONS)))(scope, receive, send)
             return
         sid = request.headers.get("mcp-session-id")
@@ -177,7 +169,7 @@ class HttpFront:
         if sid is not None:
             transport = self.sessions.get(sid)
             if transport is None:
-                await _reject(404, "Session not found")(scope, receive, send)
+                await reject(404, "Session not found")(scope, receive, send)
                 return
             self.used[sid] = anyio.current_time()
             self.busy[sid] += 1
@@ -192,7 +184,7 @@ class HttpFront:
                 self._forget(sid)
             return
         if request.method != "POST":
-            await _reject(400, "Bad Request: Missing session ID")(scope, receive, send)
+            await reject(400, "Bad Request: Missing session ID")(scope, receive, send)
             return
         await self._open_session(request, msg, scope, receive, send)
 
@@ -219,7 +211,7 @@ class HttpFront:
             await self._modern(request, msg, scope, receive, send)
             return
         if type(msg) is not dict or msg.get("method") != "initialize":
-            await _reject(400, "Bad Request: Missing session ID")(scope, receive, send)
+            await reject(400, "Bad Request: Missing session ID")(scope, receive, send)
             return
         await self._make_room()
         transport = Transport(uuid.uuid4().hex, idle_timeout=IDLE_SECONDS,
@@ -246,7 +238,7 @@ class HttpFront:
         # session of its own; the answer is JSON, or an SSE stream once a notification comes.
         has_json, has_sse = check_accept_headers(request)
         if type(msg) is not dict or type(msg.get("method")) is not str:
-            await _reject(400, "Invalid Request: the body must be one JSON-RPC request or "
+            await reject(400, "Invalid Request: the body must be one JSON-RPC request or "
                           "notification")(scope, receive, send)
             return
         if "id" not in msg:   # cancellation is closing the response stream: nothing to do
@@ -261,12 +253,12 @@ class HttpFront:
         duplicated = find_duplicated_routing_header(request.headers.items())
         verdict = classify_inbound_request(msg, headers=dict(request.headers))
         if duplicated is not None:
-            await _reject(400, "%s header appears more than once" % duplicated, code=HEADER_MISMATCH,
+            await reject(400, "%s header appears more than once" % duplicated, code=HEADER_MISMATCH,
                           rid=rid)(scope, receive, send)
             return
         code = getattr(verdict, "code", None)
         if code is not None and (code == HEADER_MISMATCH or msg["method"] not in ("initialize", "ping")):
-            await _reject(ERROR_CODE_HTTP_STATUS.get(code, 400), verdict.message, code=code,
+            await reject(ERROR_CODE_HTTP_STATUS.get(code, 400), verdict.message, code=code,
                           rid=rid, data=verdict.data)(scope, receive, send)
             return
         label = "http %s %s" % (MODERN, str(rid)[:16])
