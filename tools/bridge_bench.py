@@ -1,5 +1,7 @@
-# Measures the bridge: round trips per second direct vs through the bridge, and recovery times.
-#   python tools/bridge_bench.py [--calls N]        (needs socat for the re-plug figures)
+# Measures the bridge: round trips per second direct vs through the bridge, recovery times, and
+# what hostile hosts and boards cost it (memory, and how soon each refusal comes).
+#   python tools/bridge_bench.py [--calls N] [--only throughput|recovery|limits]
+#   (needs socat for the re-plug figures)
 import argparse
 import json
 import os
@@ -189,22 +191,248 @@ def socat_faults():
     return reset, replug
 
 
+# -- limits: hostile hosts and boards ----------------------------------------------------------
+
+ACCEPT = "application/json, text/event-stream"
+TESTBOARD = os.path.join(REPO, "tests", "bridge", "testboard.py")
+
+
+def rss_mb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    return float("nan")
+
+
+class HttpBridge:
+    # A bridge serving HTTP in front of a --sim board or a device, and a way to post to it.
+    def __init__(self, *args):
+        self.err = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(BRIDGE + ["--http", "127.0.0.1:0", "--log-level", "info"]
+                                     + list(args), stdin=subprocess.DEVNULL, stderr=self.err,
+                                     cwd=REPO)
+        while True:
+            self.err.seek(0)
+            text = self.err.read().decode(errors="replace")
+            if "board ready" in text and "serving http" in text:
+                break
+            if self.proc.poll() is not None:
+                raise RuntimeError(text)
+            time.sleep(0.05)
+        self.url = text.split("serving ")[1].split()[0]
+
+    def post(self, body, sid=None, timeout=60, **headers):
+        import httpx2 as httpx
+        headers = dict({"accept": ACCEPT, "content-type": "application/json"}, **headers)
+        if sid:
+            headers.update({"mcp-session-id": sid, "mcp-protocol-version": "2025-11-25"})
+        if type(body) is dict:
+            body = json.dumps(body).encode()
+        return httpx.post(self.url, content=body, headers=headers, timeout=timeout)
+
+    def session(self, capabilities=None):
+        response = self.post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": capabilities or {},
+            "clientInfo": {"name": "bench", "version": "0"}}})
+        sid = response.headers["mcp-session-id"]
+        self.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, sid)
+        return sid
+
+    def rss(self):
+        return rss_mb(self.proc.pid)
+
+    def close(self):
+        self.proc.terminate()
+        self.proc.wait(20)
+
+
+def timed(fn):
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+def abandoned_sessions(n=1500):
+    # -> (RSS growth in MB, sessions the bridge still holds): each session makes one call.
+    bridge = HttpBridge("--sim")
+    try:
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": CALL}
+        bridge.post(call, bridge.session())
+        before = bridge.rss()
+        for _ in range(n):
+            bridge.post(call, bridge.session())
+        return bridge.rss() - before
+    finally:
+        bridge.close()
+
+
+def stalled_listener(n=100000):
+    # A host opens its GET stream and stops reading while the board logs n lines; another
+    # host's call meanwhile. -> (RSS growth in MB, seconds for the other host's call)
+    import socket
+    sys.path.insert(0, REPO)
+    from tests.hostile.fakeboard import FakeBoard
+    line = json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                       "params": {"level": "warning", "data": "x" * 150}}).encode() + b"\n"
+    board = FakeBoard()
+    bridge = HttpBridge("--port", board.device, "--timeout", "60")
+    stalled = socket.socket()
+    try:
+        listener, caller = bridge.session(), bridge.session()
+        where = bridge.url.split("/")[2]
+        stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        stalled.connect(("127.0.0.1", int(where.split(":")[1])))
+        stalled.sendall(("GET /mcp HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n"
+                         "Mcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-11-25\r\n\r\n"
+                         % (where, listener)).encode())
+        stalled.recv(100)
+        before = bridge.rss()
+        flood = threading.Thread(target=board.write, args=(line * n,))
+        flood.start()
+        time.sleep(0.5)
+        took, _ = timed(lambda: bridge.post({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                             "params": {"name": "echo", "arguments": {}}},
+                                            caller))
+        flood.join()
+        bridge.post({"jsonrpc": "2.0", "id": 2, "method": "ping"}, caller)
+        return bridge.rss() - before, took
+    finally:
+        stalled.close()
+        bridge.close()
+        board.close()
+
+
+def big_post(mb=20):
+    # -> (RSS growth in MB, seconds to the 413) for a body of mb MB inside a session, sent
+    # without a Content-Length (so the bridge has to count).
+    bridge = HttpBridge("--sim")
+    try:
+        sid = bridge.session()
+        before = bridge.rss()
+        body = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"' + b"x" * (mb << 20)
+
+        def chunks():
+            for i in range(0, len(body), 1 << 16):
+                yield body[i:i + (1 << 16)]
+        try:
+            took, response = timed(lambda: bridge.post(chunks(), sid))
+            status = response.status_code
+        except Exception as e:   # the bridge may close while we still send
+            took, status = float("nan"), type(e).__name__
+        return bridge.rss() - before, took, status
+    finally:
+        bridge.close()
+
+
+def refusals():
+    # -> [(what, seconds to the answer, the answer's code)] with a --timeout of 60 s.
+    rows = []
+    peer = Peer(BRIDGE + ["--sim", TESTBOARD, "--timeout", "60"])
+    peer.initialize()
+    for what, method, params in (
+            ("stdio: a tools/call longer than the board's frames",
+             "tools/call", {"name": "read_adc", "arguments": {"x": "x" * 5000}}),
+            ("stdio: nested 100 deep", "tools/call",
+             {"name": "read_adc", "arguments": json.loads("[" * 100 + "]" * 100)})):
+        took, msg = timed(lambda: peer.request(method, params))
+        rows.append((what, took, msg.get("error", {}).get("code")))
+    peer.next_id += 1
+    start = time.perf_counter()
+    peer.writer.write(b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":'
+                      b'"read_adc","arguments":{"channel":1e999}}}\n' % peer.next_id)
+    peer.writer.flush()
+    msg = peer.inbox.get(timeout=60)
+    rows.append(("stdio: 1e999 in the arguments", time.perf_counter() - start,
+                 (msg.get("id") == peer.next_id) and msg.get("error", {}).get("code")))
+    peer.close()
+    bridge = HttpBridge("--sim", TESTBOARD, "--timeout", "60")
+    try:
+        sid = bridge.session()
+        took, answer = timed(lambda: _raw(bridge.url, b"POST /mcp HTTP/1.1\r\nHost: %s\r\n"
+                                          b"Content-Type: application/json\r\nContent-Length: "
+                                          b"20000000\r\n\r\n" % bridge.url.split("/")[2]
+                                          .encode()))
+        rows.append(("http: Content-Length 20 MB", took, answer.split(b" ")[1].decode()))
+        for what, body, headers in (
+                ("http: NaN in the arguments", b'{"jsonrpc":"2.0","id":1,"method":"tools/call",'
+                 b'"params":{"name":"read_adc","arguments":{"channel":NaN}}}', {}),
+                ("http: an unknown session", b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
+                 {"mcp-session-id": "nope"})):
+            try:
+                took, response = timed(lambda: bridge.post(body, None if "mcp-session-id"
+                                                           in headers else sid, **headers))
+                rows.append((what, took, response.status_code))
+            except Exception as e:
+                rows.append((what, float("nan"), type(e).__name__))
+    finally:
+        bridge.close()
+    rows.append(board_ask_refused())
+    return rows
+
+
+def _raw(url, data):
+    # The first bytes the bridge answers to data sent on a new connection.
+    import socket
+    host, port = url.split("/")[2].split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as s:
+        s.sendall(data)
+        return s.recv(4096)
+
+
+def board_ask_refused():
+    # A board asks sampling/createMessage while no host's call runs: refused, and how soon.
+    sys.path.insert(0, REPO)
+    from tests.hostile.fakeboard import FakeBoard
+    board = FakeBoard()
+    peer = Peer(BRIDGE + ["--port", board.device, "--timeout", "60"])
+    try:
+        peer.initialize()
+        start = time.perf_counter()
+        board.send({"jsonrpc": "2.0", "id": "ask", "method": "sampling/createMessage",
+                    "params": {"messages": [], "maxTokens": 1}})
+        answer = board.wait_for(lambda: board.answer_to("ask"), 60)
+        return ("board: sampling while no host call runs", time.perf_counter() - start,
+                answer["error"]["code"])
+    finally:
+        peer.close()
+        board.close()
+
+
+def limits():
+    print("hostile hosts and boards (bridge RSS growth; how soon each refusal comes):")
+    print("  1,500 abandoned HTTP sessions, one call each   %+6.1f MB" % abandoned_sessions())
+    grown, took = stalled_listener()
+    print("  a stalled GET stream, 100,000 board logs       %+6.1f MB; another host's call "
+          "took %.2f s" % (grown, took))
+    grown, took, status = big_post()
+    print("  a 20 MB POST in a session, streamed            %+6.1f MB; answered %s in %.3f s"
+          % (grown, status, took))
+    for what, took, code in refusals():
+        print("  %-52s %.4f s (%s)" % (what, took, code))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--only", choices=("throughput", "recovery", "limits"))
     args = parser.parse_args()
-    print("round trips (tools/call read_temperature), %d calls each:" % args.calls)
-    for name, one, eight in throughput(args.calls):
-        print("  %-58s %7.0f/s one at a time  %7.0f/s 8 in flight" % (name, one, eight))
-    print("recovery, from the board process (re)started to the first successful call:")
-    print("  --sim board killed (bridge restarts it)   %.3f s incl. 0.2 s restart pause"
-          % sim_reset())
-    if shutil.which("socat"):
-        reset, replug = socat_faults()
-        print("  socat pty, board restarted, port stays    %.3f s" % reset)
-        print("  socat pty pair torn down and recreated    %.3f s" % replug)
-    else:
-        print("  (socat not installed: no pty re-plug figures)")
+    if args.only in (None, "throughput"):
+        print("round trips (tools/call read_temperature), %d calls each:" % args.calls)
+        for name, one, eight in throughput(args.calls):
+            print("  %-58s %7.0f/s one at a time  %7.0f/s 8 in flight" % (name, one, eight))
+    if args.only in (None, "recovery"):
+        print("recovery, from the board process (re)started to the first successful call:")
+        print("  --sim board killed (bridge restarts it)   %.3f s incl. 0.2 s restart pause"
+              % sim_reset())
+        if shutil.which("socat"):
+            reset, replug = socat_faults()
+            print("  socat pty, board restarted, port stays    %.3f s" % reset)
+            print("  socat pty pair torn down and recreated    %.3f s" % replug)
+        else:
+            print("  (socat not installed: no pty re-plug figures)")
+    if args.only in (None, "limits"):
+        limits()
 
 
 if __name__ == "__main__":

@@ -268,12 +268,13 @@ def free_port():
 
 @pytest.fixture
 def http_bridge():
-    # Starts `tinymcp-bridge --sim BOARD --http 127.0.0.1:0 ...`; -> (url, Bridge).
+    # Starts `tinymcp-bridge --sim BOARD --http 127.0.0.1:0 ...` (board=None: the args say
+    # which board); -> (url, Bridge).
     bridges = []
 
     def start(*args, env=None, board="sim"):
-        bridge = Bridge(["--sim", board, "--http", "127.0.0.1:0", "--log-level", "info"]
-                        + list(args),
+        source = ["--sim", board] if board else []
+        bridge = Bridge(source + ["--http", "127.0.0.1:0", "--log-level", "info"] + list(args),
                         stdin=subprocess.DEVNULL, env=env)
         bridges.append(bridge)
         url = bridge.wait_stderr(r"serving (http://\S+/mcp)").group(1)

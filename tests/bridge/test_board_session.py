@@ -1,5 +1,6 @@
 # The board session and the line parser on their own: a fake link stands in for the serial port.
 import asyncio
+import json
 
 from tinymcp.host.bridge.board import BoardSession
 from tinymcp.host.bridge.hub import Hub
@@ -13,6 +14,7 @@ INIT_RESULT = {"protocolVersion": "2025-11-25", "serverInfo": {"name": "fake", "
 
 class FakeLink:
     device = "/dev/fake"
+    mode = "json"
 
     def __init__(self):
         self.connected = True
@@ -20,10 +22,20 @@ class FakeLink:
         self.raw = []  # bytes for the board's REPL (restarts)
         self.on_message = self.on_noise = self.on_state = None
 
-    def send(self, msg):
-        if self.connected:
-            self.sent.append(msg)
-        return self.connected
+    def encode(self, msg):
+        return json.dumps(msg).encode() + b"\n"
+
+    def write(self, frame, urgent=False):
+        if not self.connected:
+            return None
+        self.sent.append(json.loads(frame))
+        return frame
+
+    def withdraw(self, frame):
+        return False   # written at once: never waiting
+
+    def send(self, msg, urgent=False):
+        return self.write(self.encode(msg), urgent)
 
     def send_raw(self, data):
         self.raw.append(data)
@@ -246,4 +258,45 @@ def test_a_reset_during_the_replay_starts_over():
         link.answer(replay)
         await asyncio.wait_for(board.ready.wait(), 1)
         assert board.state == "ready"
+    run(main())
+
+
+def test_a_board_request_during_the_bridges_own_request_is_refused():
+    async def main():
+        link, board = await ready_board()
+        hub = Hub(board)
+        asked = []
+        session = hub.open_session(lambda msg, related=None: asked.append(msg), "test")
+        await hub.dispatch(session, 0, "initialize", {"protocolVersion": "2025-11-25",
+                                                      "capabilities": {"sampling": {}}})
+        sub = asyncio.ensure_future(hub.subscribe(session, "sensor://t"))   # no host owns it
+        await settle()
+        assert board.running().method == "resources/subscribe"
+        link.on_message({"jsonrpc": "2.0", "id": "s", "method": "sampling/createMessage",
+                         "params": {"messages": [], "maxTokens": 1}})
+        await settle()
+        refusal = [m for m in link.sent if m.get("id") == "s"]
+        assert refusal and refusal[0]["error"]["code"] == -32601
+        assert asked == []
+        link.answer(link.last("resources/subscribe"))
+        assert await sub is True
+        assert board.running() is None
+    run(main())
+
+
+def test_what_the_board_runs_is_the_oldest_request_written_and_unanswered():
+    async def main():
+        link, board = await ready_board(timeout=0.2)
+        first = asyncio.ensure_future(board.call("tools/call", {"name": "a"}, owner=("a", 1)))
+        await settle()
+        second = asyncio.ensure_future(board.call("tools/call", {"name": "b"}, owner=("b", 2),
+                                                  timeout=5))
+        await settle()
+        assert board.running().owner == ("a", 1)
+        assert (await first)["error"]["data"]["bridge"] == "timeout"
+        assert board.running().owner == ("a", 1) and board.running().gone   # may still run
+        sent = [m for m in link.sent if m.get("method") == "tools/call"]
+        link.answer(sent[1], {"who": "b"})   # b answered: a, before it, has ended too
+        assert (await second)["result"] == {"who": "b"}
+        assert board.running() is None
     run(main())

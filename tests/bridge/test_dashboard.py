@@ -100,7 +100,7 @@ def test_host_and_origin_are_checked_as_for_mcp(http_bridge):
     assert get(base(url) + "/dashboard/data", origin="http://127.0.0.1:" + port,
                host="127.0.0.1:" + port).status_code == 200
     assert get(base(url) + "/dashboard/data", host="localhost:" + port).status_code == 200
-    bridge.wait_stderr(r"dashboard: refused GET /dashboard/data \(403; Origin http://evil")
+    bridge.wait_stderr(r"http: refused GET /dashboard/data \(403; Origin http://evil")
 
 
 def test_on_all_interfaces_any_host_may_ask_but_never_a_foreign_origin():
@@ -201,7 +201,7 @@ class QuickDashboard(Dashboard):
 
 
 def quick(*boards):
-    return QuickDashboard(lambda: [Board(str(i), b) for i, b in enumerate(boards)], None, ())
+    return QuickDashboard(lambda: [Board(str(i), b) for i, b in enumerate(boards)])
 
 
 def test_boards_are_read_only_while_a_page_polls():

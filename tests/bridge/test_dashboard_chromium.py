@@ -140,13 +140,13 @@ def test_a_page_from_a_foreign_origin_cannot_read_the_bridge(http_bridge, browse
         without = page.evaluate(attempt % (json.dumps(site + "/dashboard/data"), "{}"))
         assert with_token.startswith("refused") and without.startswith("refused"), \
             (with_token, without)
-        bridge.wait_stderr(r"dashboard: refused OPTIONS /dashboard/data \(403; Origin "
+        bridge.wait_stderr(r"http: refused OPTIONS /dashboard/data \(403; Origin "
                            r"http://127\.0\.0\.1:%d\)" % foreign.server_address[1])
-        bridge.wait_stderr(r"dashboard: refused GET /dashboard/data \(403; Origin "
+        bridge.wait_stderr(r"http: refused GET /dashboard/data \(403; Origin "
                            r"http://127\.0\.0\.1:%d\)" % foreign.server_address[1])
         # DNS rebinding: a name that resolves to the bridge is not one of its names.
         page.navigate("http://rebound.test:%s/" % port)
-        assert "Invalid Host header" in page.evaluate("document.body.innerText")
+        assert "Misdirected Request" in page.evaluate("document.body.innerText")
         statuses = [e["params"]["response"]["status"] for e in page.drain()
                     if e.get("method") == "Network.responseReceived"
                     and e["params"]["response"]["url"] == "http://rebound.test:%s/" % port]

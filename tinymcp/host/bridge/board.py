@@ -1,5 +1,6 @@
 # The bridge's own MCP session with the board: initialize, requests with deadlines, reset recovery.
 import asyncio
+import collections
 import itertools
 import logging
 
@@ -10,19 +11,34 @@ log = logging.getLogger("tinymcp.bridge.board")
 PROTOCOL = "2025-11-25"
 DISCONNECTED = -32000    # JSON-RPC "server error" range: the bridge's own errors
 RESET = -32000
+NOT_SERVING = -32000
 TIMEOUT = -32001
+DEFAULT_MAX_FRAME = 4096  # what a board that does not say reads at most (tinymcp's default)
 # What a board prints when it (re)boots; any of these on the line means the session is gone.
 BOOT_MARKS = (b"MicroPython v", b"soft reboot", b"rst:0x")
+# What only a board at its Python REPL prints (besides its ">>>" prompt): our JSON evaluated
+# as Python (true/false/null are not Python names), the raw REPL's greeting.
+REPL_SIGNS = (b"NameError: name 'true'", b"NameError: name 'false'", b"NameError: name 'null'",
+              b"raw REPL; CTRL-B to exit")
 # Notifications only a client sends: seen from the board, they are an echo, not news.
 CLIENT_NOTIFICATIONS = ("notifications/initialized", "notifications/roots/list_changed")
 CLIENT_CAPABILITIES = {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {}}
 LINK_KEY = protocol.LINK_KEY  # the board's link offer, in initialize's capabilities.experimental
 LINK_MODES = ("json", "auto", "cbor")
+MAX_GONE = 64   # requests the board was asked to drop but never answered, before it is reset
+FAULT_AFTER = 3  # unusable initialize answers in a row before hosts are refused, not kept waiting
 
 
 def error(code, message, reason):
     return {"jsonrpc": "2.0", "error": {"code": code, "message": message,
                                         "data": {"bridge": reason}}}
+
+
+def _bridge_reason(msg):
+    # The reason of an error the bridge made itself ("timeout", "malformed", ...), or None.
+    err = msg.get("error")
+    data = err.get("data") if type(err) is dict else None
+    return data.get("bridge") if type(data) is dict else None
 
 
 def not_initialized(msg):
@@ -50,11 +66,38 @@ def _restore_uri(msg, params):
                 item["uri"] = params.get("uri")
 
 
+def _malformed(msg):
+    # What is wrong with a response from the board (MCP results are objects), or None.
+    if ("result" in msg) == ("error" in msg):
+        return "it has both a result and an error" if "result" in msg else \
+            "it has neither a result nor an error"
+    if "result" in msg:
+        return None if type(msg["result"]) is dict else "its result is not an object"
+    e = msg["error"]
+    if type(e) is dict and type(e.get("code")) is int and type(e.get("message")) is str:
+        return None
+    return "its error is not a JSON-RPC error object"
+
+
+def _init_problem(result):
+    # What makes an initialize result unusable, or None.
+    for key, kind in (("capabilities", dict), ("serverInfo", dict), ("protocolVersion", str)):
+        if type(result.get(key)) is not kind:
+            return "%s is not %s" % (key, "an object" if kind is dict else "a string")
+    return None
+
+
+def _is_repl(line):
+    return line.lstrip().startswith(b">>>") or any(sign in line for sign in REPL_SIGNS)
+
+
 class Pending:
-    # One request to the board. sent: on the wire to the current board; limbo: sent before a
-    # reset, fate unknown until the re-initialize answer shows the board answered all before it.
+    # One request to the board. sent: on the wire to the current board (frame: what the link
+    # queued, so a frame not yet written can be taken back); limbo: sent before a reset, fate
+    # unknown until the re-initialize answer shows the board answered all before it; gone: the
+    # caller stopped waiting (timeout, cancel) after it was written, so the board may still run it.
     __slots__ = ("id", "method", "params", "future", "owner", "retry", "internal", "sent",
-                 "limbo")
+                 "limbo", "frame", "gone", "done")
 
     def __init__(self, rid, method, params, owner, retry, internal):
         self.id = rid
@@ -66,8 +109,11 @@ class Pending:
         self.internal = internal
         self.sent = False
         self.limbo = False
+        self.frame = None
+        self.gone = False
+        self.done = False
 
-    def frame(self):
+    def message(self):
         msg = {"jsonrpc": "2.0", "id": self.id, "method": self.method}
         if self.params is not None:
             msg["params"] = self.params
@@ -81,6 +127,8 @@ class Pending:
 class BoardSession:
     init_interval = 1.0   # seconds between initialize attempts while the board is silent
     restart_every_s = 30.0  # at most one restart of a board that does not serve per this long
+    restart_settle_s = 3.0  # after a restart: the board's main.py has this long to start serving
+    repl_probe_s = 5.0      # at the REPL without a restart: an empty line this often, to notice
     restart_boards = True   # --no-restart: never send the board 0x03 / Ctrl-D
 
     def __init__(self, link, timeout=10.0, client_info=None, link_mode="json"):
@@ -88,6 +136,7 @@ class BoardSession:
         self.timeout = timeout
         self.link_mode = link_mode  # json | auto (CBOR if the board offers it) | cbor (same, or warn)
         self.board_link = False     # the board offered CBOR frames in its last initialize
+        self.max_frame = DEFAULT_MAX_FRAME  # the longest frame the board reads, as it said
         self.client_info = client_info or {"name": "tinymcp-bridge", "version": "0.1.0"}
         link.on_message = self._message
         link.on_noise = self._noise
@@ -95,10 +144,15 @@ class BoardSession:
         self.state = "connected" if link.connected else "disconnected"
         self.ready = asyncio.Event()
         self.init_result = None
+        self.fault = None           # why the board's initialize answers are unusable
+        self._bad_inits = 0         # unusable initialize answers in a row
+        self.at_repl = False        # the board shows its Python REPL (main.py is not serving)
         self.pending = {}
+        self._order = collections.deque()  # requests written to the board, oldest first
         self._ids = itertools.count(1)
         self._init_task = None
         self._probe_task = None
+        self._woken = asyncio.Event()      # a soft reboot while the initialize loop waits
         self.resets = 0
         self._repl_warned = False
         self._restarted_at = None
@@ -112,71 +166,131 @@ class BoardSession:
     async def call(self, method, params=None, owner=None, retry=False, internal=False,
                    timeout=None):
         # -> the board's response message (with "result" or "error"), never raises for board
-        # trouble: a timeout, a reset or a missing port become JSON-RPC errors.
+        # trouble: a timeout, a reset, a missing port or a frame too long become JSON-RPC errors.
         if self.state == "disconnected":
             return error(DISCONNECTED, "Board disconnected: %s is not available; the bridge "
                          "reopens it when it comes back" % self.link.device, "disconnected")
+        why = None if internal else self.not_serving()
+        if why is not None:
+            return error(NOT_SERVING, "Board not serving: %s" % why, "not-serving")
         p = Pending(next(self._ids), method, params, owner, retry, internal)
         self.pending[p.id] = p
         if self.state == "ready" or internal:
             self._send(p)
+        else:  # held until the board is ready, but refused now if it can never be sent
+            self._check_size(p, self.link.encode(p.message()))
         limit = self.timeout if timeout is None else timeout
         try:
             return await asyncio.wait_for(asyncio.shield(p.future), limit)
         except asyncio.TimeoutError:
-            self.pending.pop(p.id, None)
-            if p.sent:
-                self._cancel_on_board(p, "timed out in the bridge")
+            if self._abandon(p, "timed out in the bridge"):
                 self._probe()
                 return error(TIMEOUT, "Request timed out: the board did not answer %s within "
                              "%g s" % (method, limit), "timeout")
             return error(TIMEOUT, "Request timed out: the board was not ready within %g s"
                          % limit, "timeout")
         except asyncio.CancelledError:
-            self.pending.pop(p.id, None)
-            if p.sent:
-                self._cancel_on_board(p, "cancelled by the client")
+            self._abandon(p, "cancelled by the client")
             raise
 
     def _send(self, p):
-        p.sent = self.link.send(p.frame())
+        frame = self.link.encode(p.message())
+        if not self._check_size(p, frame):
+            return
+        p.frame = self.link.write(frame, urgent=p.method == "ping")
+        p.sent = p.frame is not None
         p.limbo = False
+        if p.sent and p.method != "ping":   # a ping is answered in passing, not in turn
+            self._order.append(p)
+
+    def _check_size(self, p, frame):
+        # A frame longer than the board reads is refused here, before it reaches the link.
+        size = len(frame) - 1   # the newline is not counted
+        if size <= self.max_frame:
+            return True
+        self.pending.pop(p.id, None)
+        p.settle({"jsonrpc": "2.0", "error": {
+            "code": protocol.INVALID_REQUEST,
+            "message": "Invalid Request: %s is %d bytes on the board's link, and the board "
+                       "reads frames of at most %d bytes" % (p.method, size, self.max_frame),
+            "data": {protocol.REASON: protocol.FRAME_TOO_LONG, "limit": self.max_frame}}})
+        return False
+
+    def _abandon(self, p, reason):
+        # The caller stops waiting for p -> True when the board has it (and may still run it).
+        self.pending.pop(p.id, None)
+        if p.sent and self.link.withdraw(p.frame):
+            p.sent = False
+            if p in self._order:
+                self._order.remove(p)
+        if p.sent and not p.done:
+            p.gone = True
+            self._cancel_on_board(p, reason)
+            if sum(q.gone for q in self._order) > MAX_GONE:
+                self.reset("it leaves the requests it is sent unanswered")
+        p.settle(error(TIMEOUT, "Request abandoned: " + reason, "timeout"))
+        return p.sent
 
     def _cancel_on_board(self, p, reason):
         self.link.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                        "params": {"requestId": p.id, "reason": reason}})
+                        "params": {"requestId": p.id, "reason": reason}}, urgent=True)
 
     def notify(self, method, params=None):
         msg = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             msg["params"] = params
-        return self.link.send(msg)
+        return self.link.send(msg) is not None
 
     def respond(self, msg):
         # A response to a request the board sent us (sampling, elicitation, roots).
-        return self.link.send(msg)
+        return self.link.send(msg, urgent=True) is not None
 
-    def current_owner(self):
-        # The board serves one request at a time, in order: the oldest on the wire is running.
-        for p in self.pending.values():
-            if p.sent and not p.internal:
-                return p.owner
+    def running(self):
+        # The request the board is working on now, or None: it serves one at a time, in the
+        # order written, so that is the oldest one written and not yet known to be finished.
+        # It may be gone (its caller stopped waiting): then whatever the board asks or logs
+        # belongs to nobody who still waits for it.
+        order = self._order
+        while order and order[0].done:
+            order.popleft()
+        return order[0] if order else None
+
+    def _finished(self, p):
+        # p was answered: it, and every request written before it, is done with.
+        if not any(q is p for q in self._order):
+            p.done = True
+            return
+        while True:
+            q = self._order.popleft()
+            q.done = True
+            if q is p:
+                return
+
+    def not_serving(self):
+        # -> why requests would wait for nothing now (the board answers, but not as an MCP
+        # server), or None. A board still booting or being restarted is worth waiting for.
+        if self.state != "connected":
+            return None
+        if self.fault is not None:
+            return "its initialize answer is unusable (%s)" % self.fault
+        restarting = (self._restarted_at is not None and asyncio.get_running_loop().time()
+                      - self._restarted_at < self.restart_settle_s)
+        if self.at_repl and not restarting:
+            return ("it is at its Python REPL (main.py is not serving)" +
+                    ("; --no-restart leaves it there" if not self.restart_boards else
+                     "; the bridge restarts it every %g s" % self.restart_every_s))
         return None
 
     # -- input from the link --------------------------------------------------------------
 
     def _message(self, msg):
         if "method" in msg:
-            mine = self.pending.get(msg.get("id"))
-            if mine is not None and mine.method == msg["method"]:
-                # Our own frame coming back: a REPL (not the MCP server) is echoing the line.
-                self._repl("it echoes the bridge's frames")
-            elif "id" in msg:
-                self.on_request(msg)
-            elif msg["method"] not in CLIENT_NOTIFICATIONS:
-                self.on_notification(msg)
+            self._board_message(msg)
             return
-        p = self.pending.get(msg.get("id"))
+        rid = msg.get("id")
+        if rid is not None and type(rid) not in (int, str):
+            log.debug("dropped an answer with an id that is no id: %s", str(msg)[:200])
+            return
         if self.link.mode == "cbor" and _no_cbor(msg):
             # The board offered CBOR frames but was deployed without the module that reads them.
             log.warning("the board cannot read CBOR frames (%s); back to JSON lines",
@@ -184,53 +298,100 @@ class BoardSession:
             self.link_mode = "json"
             self.reset("its CBOR link is missing")
             return
+        p = self.pending.get(rid)
         if not_initialized(msg):
             # The board has restarted: this request never ran, so it is safe to send again.
             if p is not None and not p.internal:
                 p.sent = p.limbo = False
             self.reset("the board answered 'Server not initialized'")
             return
+        self.at_repl = False   # an answer: an MCP server is there, not a REPL
+        if protocol.reason(msg) == protocol.FRAME_TOO_LONG and rid is None:
+            self._board_limit(msg)
+            return
         if p is None:
+            gone = next((q for q in self._order if q.id == rid), None)
+            if gone is not None:
+                self._finished(gone)
             log.debug("late or unknown answer: %s", str(msg)[:200])
             return
         del self.pending[p.id]
-        if p.method == "resources/read" and self.link.mode == "cbor":
+        self._finished(p)
+        why = _malformed(msg)
+        if why is not None:
+            log.warning("the board's answer to %s is malformed (%s): %s", p.method, why,
+                        str(msg)[:200])
+            msg = error(protocol.INTERNAL_ERROR, "The board's answer to %s is malformed: %s"
+                        % (p.method, why), "malformed")
+        elif p.method == "resources/read" and self.link.mode == "cbor":
             _restore_uri(msg, p.params)
         p.settle(msg)
+
+    def _board_message(self, msg):
+        # A request or notification from the board.
+        method = msg["method"]
+        params = msg.get("params")
+        rid = msg.get("id")
+        if type(method) is not str or (params is not None and type(params) is not dict) or (
+                "id" in msg and type(rid) not in (int, str)):
+            log.debug("dropped a malformed message from the board: %s", str(msg)[:200])
+            return
+        mine = self.pending.get(rid) if "id" in msg else None
+        if mine is not None and mine.method == method:
+            # Our own frame coming back: a REPL (not the MCP server) is echoing the line.
+            self._saw_repl("it echoes the bridge's frames")
+        elif "id" in msg:
+            self.on_request(msg)
+        elif method not in CLIENT_NOTIFICATIONS:
+            self.on_notification(msg)
+
+    def _board_limit(self, msg):
+        # The board discarded a frame as too long, so its limit is lower than the bridge
+        # thought: the request it was times out; the next ones that long are refused here.
+        limit = msg["error"].get("data", {}).get("limit")
+        if type(limit) is int and 0 < limit < self.max_frame:
+            self.max_frame = limit
+        log.warning("the board discarded a frame longer than %s bytes", limit)
 
     def _noise(self, line):
         for mark in BOOT_MARKS:
             if mark in line:
+                if b"soft reboot" in line:
+                    self.at_repl = False   # main.py runs next
+                    self._woken.set()
                 self.reset("boot banner %r" % line[:60])
-                return
-        if line.strip() == b">>>":
-            self._repl("it shows the '>>> ' prompt")
+                break
+        if self.state == "connected" and _is_repl(line):
+            self._saw_repl("it shows %r" % line.strip()[:40])
 
-    def _repl(self, why):
-        # Said once per run: a board at its REPL cannot answer; main.py is not serving.
+    def _saw_repl(self, why):
+        # A board at its REPL cannot answer: main.py is not serving. Nothing more is typed at
+        # its prompt; it is restarted (at most every restart_every_s), or left alone.
+        self.at_repl = True
         if not self._repl_warned:
             self._repl_warned = True
             log.warning("the board seems to be at its Python REPL (%s): does its main.py "
                         "serve MCP?", why)
-        if self.state == "connected":  # not answering initialize: main.py is not serving
+        if self.state == "connected":
             self.restart_board("it is at its REPL")
 
     def restart_board(self, why):
         # Run the board's main.py again: 0x03 ends a tinymcp serve loop (or clears a REPL
         # line), then Ctrl-B leaves a raw REPL and Ctrl-D soft-resets from the friendly one;
         # the trailing newline ends that junk as a line for a board already serving again.
-        # A board that keeps not serving is left alone between attempts.
+        # A board that keeps not serving is left alone between attempts. -> True if sent.
         if not self.restart_boards:
-            return
+            return False
         loop = asyncio.get_running_loop()
         now = loop.time()
         if self._restarted_at is not None and now - self._restarted_at < self.restart_every_s:
-            return
+            return False
         self._restarted_at = now
         self.restarts += 1
         log.warning("restarting the board's main.py (%s): 0x03, then a soft reset", why)
         self.link.send_raw(b"\r\x03")
         loop.call_later(0.3, self.link.send_raw, b"\x02\x04\n")
+        return True
 
     def _link_state(self, up):
         if up:
@@ -240,6 +401,10 @@ class BoardSession:
             return
         self.state = "disconnected"
         self.ready.clear()
+        self._order.clear()
+        self.at_repl = False
+        self.fault = None
+        self._bad_inits = 0
         for p in list(self.pending.values()):
             del self.pending[p.id]
             p.settle(error(DISCONNECTED, "Board disconnected: %s went away while the request "
@@ -261,6 +426,7 @@ class BoardSession:
             log.warning("board reset detected (%s); re-initializing", why)
         self.state = "connected"
         self.ready.clear()
+        self._order.clear()   # a new session runs nothing yet
         for p in self.pending.values():
             if p.sent:
                 p.limbo = True
@@ -275,6 +441,62 @@ class BoardSession:
                 return
             self._init_task.cancel()
         self._init_task = asyncio.get_running_loop().create_task(self._initialize())
+        self._init_task.add_done_callback(self._init_ended)
+
+    def _init_ended(self, task):
+        # The initialize loop must never die unseen: every host request would wait for it.
+        if task.cancelled() or task.exception() is None:
+            return
+        log.error("initializing the board failed: %r; trying again", task.exception())
+        if self.state == "connected":
+            asyncio.get_running_loop().call_later(self.init_interval, self._start_init, False)
+
+    async def _pause(self, seconds):
+        # Sleep, but wake up early when the board soft-reboots.
+        self._woken.clear()
+        try:
+            await asyncio.wait_for(self._woken.wait(), seconds)
+        except asyncio.TimeoutError:
+            pass
+
+    async def _wait_out_repl(self):
+        # The board shows its REPL: never type JSON at its prompt. After a restart, main.py
+        # gets its time to start; otherwise an empty line (harmless at a prompt) now and then
+        # asks whether the prompt is still there.
+        now = asyncio.get_running_loop().time()
+        if self._restarted_at is not None and now - self._restarted_at < self.restart_settle_s:
+            await self._pause(self._restarted_at + self.restart_settle_s - now)
+            return
+        if self.restart_board("it is at its REPL"):
+            await self._pause(self.restart_settle_s)
+            return
+        self.at_repl = False
+        self.link.send_raw(b"\r\n")
+        await self._pause(1.0)
+        if self.at_repl:   # the prompt came back: stay quiet a while
+            self._refuse_waiting()
+            await self._pause(self.repl_probe_s)
+
+    def _refuse_waiting(self):
+        # Host requests held for a board that turned out not to serve: answered now.
+        why = self.not_serving()
+        for p in list(self.pending.values()):
+            if why is not None and not p.sent and not p.internal:
+                del self.pending[p.id]
+                p.settle(error(NOT_SERVING, "Board not serving: %s" % why, "not-serving"))
+
+    async def wait_ready(self, timeout):
+        # Wait for the board to be ready, but not for one that answers without serving.
+        end = asyncio.get_running_loop().time() + timeout
+        while not self.ready.is_set() and self.state != "disconnected" \
+                and self.not_serving() is None:
+            left = end - asyncio.get_running_loop().time()
+            if left <= 0:
+                return
+            try:
+                await asyncio.wait_for(self.ready.wait(), min(left, 0.25))
+            except asyncio.TimeoutError:
+                pass
 
     async def _initialize(self):
         params = {"protocolVersion": PROTOCOL, "capabilities": CLIENT_CAPABILITIES,
@@ -283,6 +505,9 @@ class BoardSession:
         cbor_next = self.link_mode == "cbor"  # the kind the next attempt is written in
         plain = 0                             # JSON answers without a CBOR offer so far
         while self.state == "connected":
+            if self.at_repl:
+                await self._wait_out_repl()
+                continue
             want_cbor = self.link_mode != "json"  # changes when the board cannot read CBOR
             cbor_next = cbor_next and want_cbor
             self.link.mode = "cbor" if cbor_next else "json"
@@ -299,6 +524,18 @@ class BoardSession:
                 self.pending.pop(p.id, None)
             if self.state != "connected":
                 return
+            problem = _init_problem(msg["result"]) if "result" in msg else None
+            if _bridge_reason(msg) == "malformed":
+                problem = msg["error"]["message"]
+            if problem is not None:
+                self._bad_inits += 1
+                log.log(logging.WARNING if self._bad_inits == FAULT_AFTER else logging.INFO,
+                        "the board's initialize answer is unusable (%s); asking again", problem)
+                if self._bad_inits >= FAULT_AFTER:   # not noise on the line: the board
+                    self.fault = problem
+                    self._refuse_waiting()
+                await asyncio.sleep(self.init_interval)
+                continue
             if "result" not in msg:
                 if not refused:
                     log.error("board refused initialize: %s", msg.get("error"))
@@ -307,16 +544,20 @@ class BoardSession:
                     self.restart_board("an earlier client left it speaking 2026-07-28 only")
                 await asyncio.sleep(self.init_interval)
                 continue
+            self.fault = None
+            self._bad_inits = 0
             offer = self._take_offer(msg["result"])
+            cbor = offer.get("cbor") is True
             if want_cbor and not cbor_next:
-                if offer:
+                if cbor:
                     cbor_next = True  # once more as a CBOR frame: that answer passes a CRC
                     continue
                 plain += 1
                 if self.link_mode == "cbor" and plain < 3:
                     continue  # on a noisy wire the offer itself may have been mangled
             self.init_result = msg["result"]
-            self.board_link = offer
+            self.board_link = cbor
+            self.max_frame = self._frame_limit(offer)
             if cbor_next:
                 log.info("board link: CBOR frames with CRC-32")
             elif self.link_mode == "cbor":
@@ -324,9 +565,10 @@ class BoardSession:
             self.notify("notifications/initialized")
             self._settle_limbo()
             self.state = "ready"
-            info = self.init_result.get("serverInfo", {})
-            log.info("board ready: %s %s, protocol %s", info.get("name"), info.get("version"),
-                     self.init_result.get("protocolVersion"))
+            info = self.init_result["serverInfo"]
+            log.info("board ready: %s %s, protocol %s, frames up to %d bytes", info.get("name"),
+                     info.get("version"), self.init_result.get("protocolVersion"),
+                     self.max_frame)
             if self.on_ready is not None:
                 try:
                     await self.on_ready()
@@ -342,15 +584,24 @@ class BoardSession:
 
     @staticmethod
     def _take_offer(result):
-        # The board's link offer, taken out of its initialize result (the host sees plain MCP):
-        # True when it offers CBOR frames.
-        caps = result.get("capabilities")
+        # The board's link offer, taken out of its initialize result (the host sees plain MCP).
+        caps = result["capabilities"]
         offer = None
-        if type(caps) is dict and type(caps.get("experimental")) is dict:
+        if type(caps.get("experimental")) is dict:
             offer = caps["experimental"].pop(LINK_KEY, None)
             if not caps["experimental"]:
                 del caps["experimental"]
-        return type(offer) is dict and offer.get("cbor") is True
+        return offer if type(offer) is dict else {}
+
+    @staticmethod
+    def _frame_limit(offer):
+        limit = offer.get("maxFrame")
+        if type(limit) is int and 64 <= limit <= 1 << 24:
+            return limit
+        if limit is not None:
+            log.warning("ignored the board's frame limit %r; assuming %d bytes", limit,
+                        DEFAULT_MAX_FRAME)
+        return DEFAULT_MAX_FRAME
 
     def _settle_limbo(self):
         # Every request sent before the initialize that just succeeded was answered already
@@ -375,7 +626,7 @@ class BoardSession:
 
     async def _ping(self):
         msg = await self.call("ping", internal=True, timeout=min(self.timeout, 3.0))
-        if "error" in msg and msg["error"].get("data", {}).get("bridge") == "timeout":
+        if _bridge_reason(msg) == "timeout":
             self.reset("the board is silent")
 
     def close(self):

@@ -19,10 +19,6 @@ MICROPYTHON_USB = {0x2E8A: "Raspberry Pi (Pico)", 0x303A: "Espressif native USB"
                    0x10C4: "Silicon Labs CP210x UART", 0x0403: "FTDI UART"}
 
 
-def is_loopback(host):
-    return host in ("localhost", "::1") or host.startswith("127.")
-
-
 class Parser(argparse.ArgumentParser):
     def error(self, message):
         # One line, exit 2 (the contract), instead of argparse's usage block.
@@ -42,9 +38,9 @@ def build_parser():
     p.add_argument("--http", metavar="[HOST:]PORT",
                    help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio "
                         "(HOST defaults to 127.0.0.1)")
-    p.add_argument("--token", default=os.environ.get(TOKEN_ENV),
-                   help="bearer token HTTP clients must send; required on a non-loopback bind "
-                        "(default: $%s)" % TOKEN_ENV)
+    p.add_argument("--token",
+                   help="bearer token HTTP clients must send; required on a non-loopback bind. "
+                        "Every local user can read a command line: prefer $%s" % TOKEN_ENV)
     p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
                    help="seconds the board has to answer one request (default 10)")
     p.add_argument("--link", default="json", choices=("json", "auto", "cbor"),
@@ -115,6 +111,11 @@ def main(argv=None):
         build_parser().error("say which board: --port DEVICE, or --sim for the simulated board")
     if args.timeout <= 0:
         build_parser().error("--timeout must be positive")
+    if args.token is not None:
+        log.warning("--token is visible to every local user in the process list; set $%s "
+                    "instead", TOKEN_ENV)
+    else:
+        args.token = os.environ.get(TOKEN_ENV) or None
     http = None
     sock = None
     sim = None
@@ -124,6 +125,7 @@ def main(argv=None):
                 http = parse_http(args.http)
             except ValueError as e:
                 raise PortError(str(e)) from None
+            from tinymcp.host.bridge.guard import is_loopback
             if not is_loopback(http[0]) and not args.token:
                 raise PortError("binding %s (not loopback) needs a token: --token or $%s"
                                 % (http[0], TOKEN_ENV))
@@ -150,6 +152,11 @@ def main(argv=None):
     return 0
 
 
+def _ended(task):
+    if not task.cancelled() and task.exception() is not None:
+        log.error("%s ended: %r", task.get_coro().__qualname__, task.exception())
+
+
 def _command():
     # The absolute path a host config should name to start this bridge.
     if os.path.basename(sys.argv[0]) == "tinymcp-bridge":
@@ -171,6 +178,8 @@ async def run(args, device, port, sim, http, sock, demo):
     tasks = [loop.create_task(link.run())]
     if sim is not None:
         tasks.append(loop.create_task(sim.run(board)))
+    for task in tasks:   # these run for as long as the bridge does: an end is a bug, said
+        task.add_done_callback(_ended)
     board.start()
     fronts = []
     http_front = None

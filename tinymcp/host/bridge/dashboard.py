@@ -6,7 +6,6 @@
 # the number of pages: readings and alerts every 2 s, histories every 5 s, listings every 30 s.
 import asyncio
 import collections
-import hmac
 import json
 import logging
 import os
@@ -221,19 +220,17 @@ class Watch:
 
 
 class Dashboard:
-    # The ASGI app behind GET / and /dashboard/*: the same Host/Origin rules as /mcp (the
-    # front's own checker and allowed Origins), the bearer token on the data it serves.
+    # The ASGI app behind GET / and /dashboard/*, under the HTTP front's Guard: the same
+    # Host/Origin rules as /mcp on every path, the bearer token on the data (the page and its
+    # files are public: they hold nothing of a board).
     periods = {"readings": 2.0, "histories": 5.0, "listings": 30.0}
     viewer_seconds = 10.0   # a page that has not polled for this long is gone: reading stops
     first_wait = 3.0        # the first poll waits this long for a first look at the boards
 
-    def __init__(self, boards, security, origins, token=None):
+    def __init__(self, boards):
         self.boards = boards          # fn() -> [Board(label, session)]
-        self.security = security      # the SDK's TransportSecurityMiddleware (Host, Origin)
-        self.origins = origins        # Origins allowed even where any Host is
-        self.token = token
         self.watches = {}             # board session -> Watch
-        self.polled = None            # loop time of the last authorized poll
+        self.polled = None            # loop time of the last poll
         self.charts = charts_dir()
         self.files = {}               # path -> (bytes, media type), read once
 
@@ -241,23 +238,17 @@ class Dashboard:
         from starlette.routing import Route
         return [Route("/", self), Route("/dashboard/{name}", self)]
 
+    @staticmethod
+    def public(method, path):
+        # The page and its files, for the Guard: no token needed (the data needs it).
+        return method == "GET" and (path == "/" or (path.startswith("/dashboard/")
+                                                    and path != DATA))
+
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return
-        request = Request(scope, receive)
-        response = await self._refusal(request) or await self._answer(request)
+        response = await self._answer(Request(scope, receive))
         await response(scope, receive, send)
-
-    async def _refusal(self, request):
-        refusal = await self.security.validate_request(request)
-        origin = request.headers.get("origin")
-        if refusal is None and origin and origin not in self.origins:
-            refusal = Response("Invalid Origin header", status_code=403)
-        if refusal is not None:
-            log.info("dashboard: refused %s %s (%d; Origin %s)", request.method,
-                     request.url.path, refusal.status_code, (origin or "none")[:80])
-            refusal.headers.update(HEADERS)
-        return refusal
 
     async def _answer(self, request):
         path = request.url.path
@@ -265,10 +256,6 @@ class Dashboard:
             return Response("Method not allowed", status_code=405,
                             headers=dict(HEADERS, Allow="GET"))
         if path == DATA:
-            if not self._authorized(request):
-                return JSONResponse({"error": "a bearer token is required: open the dashboard "
-                                              "as /?token=TOKEN"}, status_code=401,
-                                    headers=dict(HEADERS, **{"WWW-Authenticate": "Bearer"}))
             return JSONResponse(await self.look(), headers=HEADERS)
         name = path.rpartition("/")[2]
         if path in PAGE_FILES or (path.startswith("/dashboard/") and name in CHART_FILES):
@@ -278,12 +265,6 @@ class Dashboard:
                                 headers=PAGE_HEADERS if path == "/" else HEADERS)
             return Response(CHARTS_HINT, status_code=404, headers=HEADERS)
         return Response("Not found", status_code=404, headers=HEADERS)
-
-    def _authorized(self, request):
-        if self.token is None:
-            return True
-        given = request.headers.get("authorization", "")
-        return hmac.compare_digest(given.encode(), ("Bearer " + self.token).encode())
 
     def _file(self, path, name):
         # -> (bytes, media type) of a page file or a chart file, None for a missing chart file.

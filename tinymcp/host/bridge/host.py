@@ -35,7 +35,14 @@ class HostSession:
         self.closed = False
 
     def receive(self, msg):
-        # One message from the host.
+        # One message from the host, already decoded. Malformed requests are answered with
+        # Invalid Request; malformed notifications and responses have nobody to answer: dropped.
+        try:
+            self._receive(msg)
+        except Exception:   # a bug must cost this message, never the session or the bridge
+            log.exception("handling a message from %s", self.label)
+
+    def _receive(self, msg):
         rid = msg.get("id") if type(msg) is dict else None
         good_id = type(rid) in (int, str)
         method = msg.get("method") if type(msg) is dict else None
@@ -46,14 +53,26 @@ class HostSession:
                        "error": {"code": INVALID_REQUEST, "message": "Invalid Request"}})
             return
         if method is None:
-            future = self.outgoing.pop(msg.get("id"), None)
-            if future is not None and not future.done():
-                future.set_result(msg)
+            if good_id and ("result" in msg) != ("error" in msg):
+                future = self.outgoing.pop(rid, None)
+                if future is not None and not future.done():
+                    future.set_result(msg)
+            else:
+                log.debug("dropped a malformed response from %s", self.label)
             return
+        params = msg.get("params")
         if "id" not in msg:
-            self.hub.host_notification(self, method, msg.get("params") or {})
+            if params is None or type(params) is dict:
+                self.hub.host_notification(self, method, params or {})
+            else:
+                log.debug("dropped %s from %s: params is not an object", method, self.label)
             return
-        task = asyncio.get_running_loop().create_task(self._serve(rid, method, msg.get("params")))
+        if rid in self.tasks:
+            self.send({"jsonrpc": "2.0", "id": rid, "error": {
+                "code": INVALID_REQUEST, "message": "Invalid Request: id %r is in use by a "
+                "request still in flight" % (rid,)}})
+            return
+        task = asyncio.get_running_loop().create_task(self._serve(rid, method, params))
         self.tasks[rid] = task
 
     async def _serve(self, rid, method, params):
@@ -74,7 +93,7 @@ class HostSession:
         self.send(out, rid)
 
     def cancel(self, rid):
-        task = self.tasks.get(rid)
+        task = self.tasks.get(rid) if type(rid) in (int, str) else None
         if task is not None:
             task.cancel()
 

@@ -2,11 +2,9 @@
 import asyncio
 import collections
 import contextlib
-import hmac
 import itertools
 import json
 import logging
-import math
 import uuid
 
 import anyio
@@ -15,7 +13,6 @@ from mcp.server.streamable_http import (EventMessage, EventStore, StreamableHTTP
                                         check_accept_headers)
 from mcp.shared.inbound import (ERROR_CODE_HTTP_STATUS, classify_inbound_request,
                                 find_duplicated_routing_header)
-from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from mcp_types import jsonrpc_message_adapter
 from starlette.applications import Starlette
@@ -25,13 +22,15 @@ from starlette.routing import Route
 
 from tinymcp.protocol import HEADER_MISMATCH, VERSIONS
 
-from tinymcp.host.bridge.cli import is_loopback
+from tinymcp.host.bridge.guard import MESSAGE, Connection, Guard, connection_cap, \
+    quiet_accept_errors, reject
 from tinymcp.host.bridge.modern import MODERN, is_modern
 
 log = logging.getLogger("tinymcp.bridge.http")
 
 IDLE_SECONDS = 30 * 60   # a session nobody used for this long is closed (its subscriptions too)
-MAX_BODY = 4 << 20
+MAX_SESSIONS = 64        # open sessions; a new one closes the one idle longest
+MAX_WAITING = 256        # notifications waiting for a host that does not read; more are dropped
 RETRY_MS = 1000          # how soon a client whose SSE stream closed should come back for the rest
 PING_SECONDS = 15.0      # an SSE comment this often keeps a silent 2026-07-28 stream open
 SSE_HEADERS = [(b"content-type", b"text/event-stream"),
@@ -40,28 +39,26 @@ SSE_HEADERS = [(b"content-type", b"text/event-stream"),
 ENDED = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)
 
 
-def _reject(status, message, code=-32600, headers=None, rid=None, data=None):
-    body = {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}}
-    if data is not None:
-        body["error"]["data"] = data
-    return Response(json.dumps(body), status_code=status, media_type="application/json",
-                    headers=headers)
-
-
 class RecentEvents(EventStore):
     # The last events of one session's SSE streams, so a client that lost a stream (or was told
-    # to poll) resumes it with Last-Event-ID. Bounded: a long-gone stream cannot be replayed.
-    keep = 512
+    # to poll) resumes it with Last-Event-ID. Bounded in count and bytes: a long-gone stream
+    # cannot be replayed, and a session nobody reads costs little.
+    keep = 128
+    keep_bytes = 128 << 10
 
     def __init__(self):
-        self.events = collections.OrderedDict()   # event id -> (stream id, message or None)
+        self.events = collections.OrderedDict()   # event id -> (stream id, message, size)
+        self.size = 0
         self._ids = itertools.count(1)
 
     async def store_event(self, stream_id, message):
         event_id = str(next(self._ids))
-        self.events[event_id] = (stream_id, message)
-        while len(self.events) > self.keep:
-            self.events.popitem(last=False)
+        size = len(message.model_dump_json(by_alias=True, exclude_unset=True)) if message else 0
+        self.events[event_id] = (stream_id, message, size)
+        self.size += size
+        while len(self.events) > self.keep or (self.size > self.keep_bytes
+                                                and len(self.events) > 1):
+            self.size -= self.events.popitem(last=False)[1][2]
         return event_id
 
     async def replay_events_after(self, last_event_id, send_callback):
@@ -69,7 +66,7 @@ class RecentEvents(EventStore):
         if found is None:
             return None
         stream_id, after = found[0], False
-        for event_id, (stream, message) in list(self.events.items()):
+        for event_id, (stream, message, _size) in list(self.events.items()):
             if after and stream == stream_id and message is not None:
                 await send_callback(EventMessage(message, event_id))
             after = after or event_id == last_event_id
@@ -94,26 +91,45 @@ class QuietServer(uvicorn.Server):
         yield
 
 
-class HttpFront:
-    # ASGI app for /mcp: checks Host, Origin, token and protocol version on every request, then
-    # hands the request to that session's SDK transport; a session is created by an initialize.
+class Outbox:
+    # What waits to be written to one host, in order. A host that stops reading loses
+    # notifications beyond MAX_WAITING (counted, logged once per stall); responses and requests
+    # always wait (as many as the host has requests in flight).
 
-    def __init__(self, hub, host, port, token=None):
+    def __init__(self, label):
+        self.label = label
+        self.items = collections.deque()
+        self.dropped = 0
+        self._ready = asyncio.Event()
+
+    def put(self, item, notification):
+        if notification and len(self.items) >= MAX_WAITING:
+            if not self.dropped:
+                log.warning("%s is not reading: dropping its notifications", self.label)
+            self.dropped += 1
+            return
+        if self.dropped and not self.items:
+            log.info("%s reads again; %d notifications were dropped", self.label, self.dropped)
+            self.dropped = 0
+        self.items.append(item)
+        self._ready.set()
+
+    async def get(self):
+        while not self.items:
+            self._ready.clear()
+            await self._ready.wait()
+        return self.items.popleft()
+
+
+class HttpFront:
+    # ASGI app for /mcp, behind the Guard: checks the protocol version, then hands the request
+    # to that session's SDK transport; a session is created by an initialize.
+
+    def __init__(self, hub):
         self.hub = hub
-        self.token = token
-        names = ["127.0.0.1", "localhost", "[::1]"]
-        if not is_loopback(host) and host not in ("0.0.0.0", "::"):
-            names.append("[%s]" % host if ":" in host else host)
-        hosts = [n + ":" + str(port) for n in names] + names
-        origins = ["http://" + h for h in hosts] + ["https://" + h for h in hosts]
-        if host in ("0.0.0.0", "::"):
-            # Any name may reach an all-interfaces bind; the token (required there) is the guard.
-            settings = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-        else:
-            settings = TransportSecuritySettings(allowed_hosts=hosts, allowed_origins=origins)
-        self.security = TransportSecurityMiddleware(settings)
-        self.origins = set(origins)
         self.sessions = {}   # session id -> SDK transport
+        self.used = {}       # session id -> when a request last came for it
+        self.busy = collections.Counter()   # session id -> its requests being served
         self.tg = None
 
     @contextlib.asynccontextmanager
@@ -136,84 +152,74 @@ class HttpFront:
         if scope["type"] != "http":
             return
         request = Request(scope, receive)
-        refusal = await self.security.validate_request(request)
-        origin = request.headers.get("origin")
-        if refusal is None and origin and origin not in self.origins:
-            # Checked here too: an all-interfaces bind lets any Host in, never any Origin.
-            refusal = Response("Invalid Origin header", status_code=403)
-        if refusal is None:
-            refusal = self._check(request)
-        if refusal is not None:
-            await refusal(scope, receive, send)
+        version = request.headers.get("mcp-protocol-version")
+        if version is not None and version not in VERSIONS and version != MODERN:
+            await reject(400, "Bad Request: unsupported MCP-Protocol-Version %r (supported: %s)"
+                          % (version[:40], ", ".join(VERSIONS)))(scope, receive, send)
             return
         sid = request.headers.get("mcp-session-id")
-        if sid is None and request.headers.get("mcp-protocol-version") == MODERN:
+        msg = scope.get(MESSAGE)
+        if sid is None and version == MODERN:
             # 2026-07-28: one self-contained POST per request; no session, no GET stream.
             if request.method != "POST":
                 await Response(status_code=405, headers={"Allow": "POST"})(scope, receive, send)
                 return
-            msg = await self._body(request, scope, receive, send)
-            if msg is not None:
-                await self._modern(request, msg, scope, receive, send)
+            await self._modern(request, msg, scope, receive, send)
             return
         if sid is not None:
             transport = self.sessions.get(sid)
             if transport is None:
-                await _reject(404, "Session not found")(scope, receive, send)
+                await reject(404, "Session not found")(scope, receive, send)
                 return
-            await transport.handle_request(scope, receive, send)
+            self.used[sid] = anyio.current_time()
+            self.busy[sid] += 1
+            try:
+                await transport.handle_request(scope, receive, send)
+            finally:
+                self.busy[sid] -= 1
+                if not self.busy[sid]:
+                    del self.busy[sid]
+                self.used[sid] = anyio.current_time()
             if transport.is_terminated:
-                self.sessions.pop(sid, None)
+                self._forget(sid)
             return
         if request.method != "POST":
-            await _reject(400, "Bad Request: Missing session ID")(scope, receive, send)
+            await reject(400, "Bad Request: Missing session ID")(scope, receive, send)
             return
-        await self._open_session(request, scope, receive, send)
+        await self._open_session(request, msg, scope, receive, send)
 
-    def _check(self, request):
-        if self.token is not None:
-            given = request.headers.get("authorization", "")
-            if not hmac.compare_digest(given.encode(), ("Bearer " + self.token).encode()):
-                return _reject(401, "Unauthorized: a bearer token is required",
-                               headers={"WWW-Authenticate": "Bearer"})
-        version = request.headers.get("mcp-protocol-version")
-        if version is not None and version not in VERSIONS and version != MODERN:
-            return _reject(400, "Bad Request: unsupported MCP-Protocol-Version %r (supported: %s)"
-                           % (version[:40], ", ".join(VERSIONS)))
-        return None
+    def _forget(self, sid):
+        self.sessions.pop(sid, None)
+        self.used.pop(sid, None)
 
-    async def _open_session(self, request, scope, receive, send):
+    async def _make_room(self):
+        # At MAX_SESSIONS the session idle longest is closed (a host coming back for it gets
+        # 404 and initializes again); one serving a request only when all are.
+        while len(self.sessions) >= MAX_SESSIONS:
+            sid = min(self.sessions, key=lambda s: (s in self.busy, self.used.get(s, 0)))
+            transport = self.sessions.pop(sid)
+            log.info("%d sessions open: closing session %s, idle %.0f s", MAX_SESSIONS + 1,
+                     sid[:8], anyio.current_time() - self.used.pop(sid, 0))
+            with anyio.CancelScope(shield=True):
+                await transport.terminate()
+
+    async def _open_session(self, request, msg, scope, receive, send):
         # Only an initialize may open a session; anything else without a session id is refused
         # before a transport exists, so a probe (server/discover) leaves nothing behind.
-        body = await request.body()
-        if len(body) > MAX_BODY:
-            await _reject(413, "Request body too large")(scope, receive, send)
-            return
-        try:
-            msg = json.loads(body)
-        except ValueError:
-            msg = None
         if type(msg) is dict and "id" in msg and is_modern(msg.get("method"), msg.get("params")):
             # A 2026-07-28 request without its MCP-Protocol-Version header: the checks say so.
             await self._modern(request, msg, scope, receive, send)
             return
         if type(msg) is not dict or msg.get("method") != "initialize":
-            await _reject(400, "Bad Request: Missing session ID")(scope, receive, send)
+            await reject(400, "Bad Request: Missing session ID")(scope, receive, send)
             return
+        await self._make_room()
         transport = Transport(uuid.uuid4().hex, idle_timeout=IDLE_SECONDS,
                               event_store=RecentEvents(), retry_interval=RETRY_MS)
         sid = transport.mcp_session_id
         self.sessions[sid] = transport
+        self.used[sid] = anyio.current_time()
         await self.tg.start(self._run_session, transport)
-        replayed = False
-
-        async def receive_again():
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
         status = None
 
         async def watch(message):
@@ -222,29 +228,17 @@ class HttpFront:
                 status = message["status"]
             await send(message)
 
-        await transport.handle_request(scope, receive_again, watch)
+        await transport.handle_request(scope, receive, watch)
         if status is None or status >= 400:
-            self.sessions.pop(sid, None)
+            self._forget(sid)
             await transport.terminate()
-
-    async def _body(self, request, scope, receive, send):
-        # The decoded JSON body, or None after answering a body that is too big or not JSON.
-        body = await request.body()
-        if len(body) > MAX_BODY:
-            await _reject(413, "Request body too large")(scope, receive, send)
-            return None
-        try:
-            return json.loads(body)
-        except (ValueError, RecursionError):
-            await _reject(400, "Parse error", code=-32700)(scope, receive, send)
-            return None
 
     async def _modern(self, request, msg, scope, receive, send):
         # One 2026-07-28 request: its headers checked against its body, then served by a host
         # session of its own; the answer is JSON, or an SSE stream once a notification comes.
         has_json, has_sse = check_accept_headers(request)
         if type(msg) is not dict or type(msg.get("method")) is not str:
-            await _reject(400, "Invalid Request: the body must be one JSON-RPC request or "
+            await reject(400, "Invalid Request: the body must be one JSON-RPC request or "
                           "notification")(scope, receive, send)
             return
         if "id" not in msg:   # cancellation is closing the response stream: nothing to do
@@ -259,17 +253,17 @@ class HttpFront:
         duplicated = find_duplicated_routing_header(request.headers.items())
         verdict = classify_inbound_request(msg, headers=dict(request.headers))
         if duplicated is not None:
-            await _reject(400, "%s header appears more than once" % duplicated, code=HEADER_MISMATCH,
+            await reject(400, "%s header appears more than once" % duplicated, code=HEADER_MISMATCH,
                           rid=rid)(scope, receive, send)
             return
         code = getattr(verdict, "code", None)
         if code is not None and (code == HEADER_MISMATCH or msg["method"] not in ("initialize", "ping")):
-            await _reject(ERROR_CODE_HTTP_STATUS.get(code, 400), verdict.message, code=code,
+            await reject(ERROR_CODE_HTTP_STATUS.get(code, 400), verdict.message, code=code,
                           rid=rid, data=verdict.data)(scope, receive, send)
             return
-        out = asyncio.Queue()
-        session = self.hub.open_session(lambda m, related=None: out.put_nowait(m),
-                                        "http %s %s" % (MODERN, str(rid)[:16]))
+        label = "http %s %s" % (MODERN, str(rid)[:16])
+        out = Outbox(label)
+        session = self.hub.open_session(lambda m, related=None: out.put(m, "id" not in m), label)
         session.era = "modern"
         session.receive(msg)
         gone = asyncio.ensure_future(_disconnected(receive))
@@ -321,21 +315,13 @@ class HttpFront:
 
     async def _run_session(self, transport, *, task_status=anyio.TASK_STATUS_IGNORED):
         sid = transport.mcp_session_id
-        out_send, out_recv = anyio.create_memory_object_stream(math.inf)
+        out = Outbox("http session " + sid[:8])
         metadata = {}   # host request id -> its transport metadata, until it is answered
 
         def send(msg, related=None):
-            meta = None
-            if "method" in msg and related is not None:
-                meta = ServerMessageMetadata(related_request_id=related)
-            elif "method" not in msg:
+            if "method" not in msg:
                 metadata.pop(msg.get("id"), None)
-            try:
-                message = jsonrpc_message_adapter.validate_python(msg)
-            except ValueError as e:  # pydantic's ValidationError: the board sent nonsense
-                log.warning("dropped a malformed message for the host: %s", e)
-                return
-            out_send.send_nowait(SessionMessage(message, metadata=meta))
+            out.put((msg, related), "id" not in msg)
 
         def unanswered(rid):
             meta = metadata.pop(rid, None)
@@ -351,8 +337,17 @@ class HttpFront:
 
                 async def writer():
                     with contextlib.suppress(*ENDED):
-                        async for item in out_recv:
-                            await write.send(item)
+                        while True:
+                            msg, related = await out.get()
+                            try:
+                                message = jsonrpc_message_adapter.validate_python(msg)
+                            except ValueError as e:  # pydantic's ValidationError
+                                log.warning("dropped a malformed message for the host: %s", e)
+                                continue
+                            meta = None
+                            if "method" in msg and related is not None:
+                                meta = ServerMessageMetadata(related_request_id=related)
+                            await write.send(SessionMessage(message, metadata=meta))
 
                 tg.start_soon(writer)
                 # A DELETE (terminate) closes the streams under us: that is the session's end.
@@ -371,7 +366,7 @@ class HttpFront:
             log.exception("session %s failed", sid[:8])
         finally:
             session.close()
-            self.sessions.pop(sid, None)
+            self._forget(sid)
             if not transport.is_terminated:
                 with anyio.CancelScope(shield=True):
                     await transport.terminate()
@@ -385,16 +380,20 @@ async def _disconnected(receive):
 
 async def serve_http(hub, sock, host, port, token, stopping):
     # Serve on an already bound socket until `stopping` (an asyncio.Event) is set.
-    import asyncio
     from tinymcp.host.bridge.dashboard import Dashboard, single_board
-    front = HttpFront(hub, host, port, token)
-    dashboard = Dashboard(single_board(hub), front.security, front.origins, token)
-    app = Starlette(routes=[Route("/mcp", front)] + dashboard.routes(), lifespan=front.lifespan)
+    loop = asyncio.get_running_loop()
+    quiet_accept_errors(loop)
+    front = HttpFront(hub)
+    dashboard = Dashboard(single_board(hub))
+    app = Guard(Starlette(routes=[Route("/mcp", front)] + dashboard.routes(),
+                          lifespan=front.lifespan), host, port, token, public=dashboard.public)
+    Connection.cap = connection_cap()
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
-                            timeout_graceful_shutdown=2, ws="none")
+                            timeout_graceful_shutdown=2, ws="none", http=Connection,
+                            timeout_keep_alive=5, h11_max_incomplete_event_size=16 << 10)
     server = QuietServer(config)
-    serving = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
-    stop = asyncio.get_running_loop().create_task(stopping.wait())
+    serving = loop.create_task(server.serve(sockets=[sock]))
+    stop = loop.create_task(stopping.wait())
     await asyncio.wait((serving, stop), return_when=asyncio.FIRST_COMPLETED)
     stop.cancel()
     await dashboard.close()

@@ -19,6 +19,11 @@ READ_ONLY = frozenset(("tools/list", "resources/list", "resources/templates/list
                        "completion/complete"))
 KNOWN = READ_ONLY | {"initialize", "ping", "logging/setLevel", "tools/call",
                      "resources/unsubscribe"}
+# Notifications of the board that every host may hear (the rest belong to one host, or to none).
+LIST_CHANGED = frozenset(("notifications/tools/list_changed", "notifications/prompts/list_changed",
+                          "notifications/resources/list_changed"))
+LIST_CHANGED_GAP = 0.25   # seconds: a burst of list_changed from the board is told once per gap
+MAX_PAGES = 100           # tools/list pages the bridge follows (a board may loop its cursors)
 # What the host is told before the board has ever answered (it is unplugged at start).
 DEFAULT_CAPABILITIES = {"logging": {}, "tools": {"listChanged": True},
                         "resources": {"subscribe": True, "listChanged": True}}
@@ -36,6 +41,7 @@ class Hub:
         self.read_only = {}        # tool name -> readOnlyHint, from the board's tools/list
         self.tools_digest = None
         self.board_level = None    # the logging level last set on the board
+        self.list_changed = {}     # method -> True when it came again while being told
         self._tokens = itertools.count(1)
         self.modern = Modern(self)  # 2026-07-28 hosts, served over the same board session
         board.on_notification = self.board_notification
@@ -162,14 +168,10 @@ class Hub:
         return forward, token
 
     async def board_init(self, wait=None):
-        # The board's initialize result, waiting for a board that is still booting.
-        board = self.board
-        if not board.ready.is_set() and board.state != "disconnected":
-            try:  # a board that is still booting gets the request timeout to answer
-                await asyncio.wait_for(board.ready.wait(), wait or board.timeout)
-            except asyncio.TimeoutError:
-                pass
-        return board.init_result or {}
+        # The board's initialize result, waiting for a board that is still booting (not for
+        # one that answers, but not as an MCP server: the host hears the defaults at once).
+        await self.board.wait_ready(wait or self.board.timeout)
+        return self.board.init_result or {}
 
     def capabilities(self, init):
         caps = init.get("capabilities") or DEFAULT_CAPABILITIES
@@ -229,15 +231,15 @@ class Hub:
         if "tools" in caps:
             await self._refresh_tools()
 
-    async def _refresh_tools(self):
+    async def _refresh_tools(self, announce=True):
         tools, cursor = [], None
-        while True:
+        for _ in range(MAX_PAGES):
             reply = await self.board.call("tools/list", {"cursor": cursor} if cursor else None,
                                           internal=True)
             result = reply.get("result")
-            if not result:
+            if not result or type(result.get("tools")) is not list:
                 return
-            tools += result.get("tools", [])
+            tools += result["tools"]
             cursor = result.get("nextCursor")
             if not cursor:
                 break
@@ -245,13 +247,16 @@ class Hub:
         changed = self.tools_digest is not None and digest != self.tools_digest
         self._learn_tools({"tools": tools})
         self.tools_digest = digest
-        if changed:  # a different firmware came back after the reset
+        if changed and announce:  # a different firmware came back after the reset
             self.broadcast({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
 
     def _learn_tools(self, result):
-        for tool in result.get("tools", []):
-            hints = tool.get("annotations") or {}
-            self.read_only[tool.get("name")] = hints.get("readOnlyHint") is True
+        tools = result.get("tools")
+        for tool in tools if type(tools) is list else ():
+            if type(tool) is dict and type(tool.get("name")) is str:
+                hints = tool.get("annotations")
+                self.read_only[tool["name"]] = type(hints) is dict and \
+                    hints.get("readOnlyHint") is True
 
     # -- board -> host ----------------------------------------------------------------------
 
@@ -264,88 +269,144 @@ class Hub:
         method = msg["method"]
         params = msg.get("params") or {}
         if method == "notifications/progress":
-            entry = self.progress.get(params.get("progressToken"))
+            token = params.get("progressToken")
+            entry = self.progress.get(token) if type(token) is str else None
             if entry is not None:
                 session, token, rid = entry
                 session.send(dict(msg, params=dict(params, progressToken=token)), rid)
         elif method == "notifications/message":
-            rank = LEVELS.index(params["level"]) if params.get("level") in LEVELS else 3
-            for session in list(self.sessions):
-                if session.initialized and rank >= session.level:
-                    session.send(msg)
-            # 2026-07-28: only to the request running now, when it asked for that level.
-            session, rid = self.running_request()
-            if session is not None and session.era != "handshake":
-                wanted = session.log_levels.get(rid)
-                if wanted is not None and rank >= wanted:
-                    session.send(msg, rid)
+            if params.get("level") in LEVELS and "data" in params:
+                self._board_log(msg, params)
         elif method == "notifications/resources/updated":
-            for session in list(self.subs.get(params.get("uri"), ())):
+            uri = params.get("uri")
+            for session in list(self.subs.get(uri, ()) if type(uri) is str else ()):
                 if session.era != "handshake":
                     self.modern.event(session, method, params, uri=params.get("uri"))
                 else:
                     session.send(msg)
         elif method == "notifications/cancelled":
-            entry = self.board_requests.pop(params.get("requestId"), None)
+            rid = params.get("requestId")
+            entry = self.board_requests.pop(rid, None) if type(rid) in (int, str) else None
             if entry is not None:
                 session, oid, task = entry
                 task.cancel()
                 session.send(dict(msg, params=dict(params, requestId=oid)))
+        elif method in LIST_CHANGED:
+            if method in self.list_changed:
+                self.list_changed[method] = True   # told again once the current telling ends
+            else:
+                self.list_changed[method] = False
+                self._tell_list_changed(method, params)
+                self._background(self._after_list_changed(method, params))
         else:
-            if method == "notifications/tools/list_changed":
-                self._background(self._refresh_tools())
-            self.broadcast(msg)
-            kind = method[len("notifications/"):].split("/")[0]
-            if method.endswith("/list_changed"):
-                for session in list(self.sessions):
-                    if session.listens:
-                        self.modern.event(session, method, params, flag=kind + "ListChanged")
+            log.debug("dropped %s from the board: not one the bridge relays", method)
 
-    def running_request(self):
-        # (host session, host request id) of the board request running now, or (None, None).
-        owner = self.board.current_owner()
+    def _tell_list_changed(self, method, params):
+        self.broadcast({"jsonrpc": "2.0", "method": method})
+        flag = method[len("notifications/"):].split("/")[0] + "ListChanged"
+        for session in list(self.sessions):
+            if session.listens:
+                self.modern.event(session, method, params, flag=flag)
+
+    async def _after_list_changed(self, method, params):
+        # One refresh in flight per list: a storm of list_changed from the board becomes at most
+        # one tools/list at a time, and one notification to the hosts per LIST_CHANGED_GAP.
+        try:
+            while True:
+                if method == "notifications/tools/list_changed":
+                    await self._refresh_tools(announce=False)   # which tools only read
+                await asyncio.sleep(LIST_CHANGED_GAP)
+                if not self.list_changed[method]:
+                    return
+                self.list_changed[method] = False
+                self._tell_list_changed(method, params)
+        finally:
+            del self.list_changed[method]
+
+    def _board_log(self, msg, params):
+        # A log line of the board goes to the host whose request the board is running (at the
+        # level that host asked for), never to the others; while the board runs no host's
+        # request, to every handshake-era host that wants that level.
+        rank = LEVELS.index(params["level"])
+        running = self.board.running()
+        if running is None or running.owner is None:   # none of a host's: the bridge's own
+            for session in list(self.sessions):
+                if session.initialized and session.era == "handshake" and rank >= session.level:
+                    session.send(msg)
+            return
+        session, rid = self.owner_of(running.owner)
+        if session is None or session.closed:
+            return
+        if session.era == "handshake":
+            if rank >= session.level:
+                session.send(msg, None if running.gone else rid)
+        else:
+            wanted = session.log_levels.get(rid)
+            if wanted is not None and rank >= wanted and not running.gone:
+                session.send(msg, rid)
+
+    def owner_of(self, owner):
+        # (host session, host request id) of a board request's owner, or (None, None).
         if owner and owner[0] == "modern":
             exchange = self.modern.running.get(owner)
             return (exchange.session, exchange.rid) if exchange else (None, None)
         return owner if owner else (None, None)
 
     def board_request(self, msg):
+        # A request of the board to a host: only to the host whose request the board is running,
+        # and refused at once when there is none, when it is gone, or when it cannot answer.
         bid = msg["id"]
         method = msg["method"]
         if method == "ping":
             self.board.respond({"jsonrpc": "2.0", "id": bid, "result": {}})
             return
-        owner = self.board.current_owner()
-        if owner and owner[0] == "modern":
-            # A 2026-07-28 host's call: the question goes back in an input_required result.
-            if not self.modern.board_asks(owner, msg):
-                self.board.respond({"jsonrpc": "2.0", "id": bid, "error": {
-                    "code": METHOD_NOT_FOUND, "message": method + " cannot reach the client"}})
-            return
-        session, related = owner if owner else (None, None)
-        if session is None or session.closed:
-            live = [s for s in self.sessions if s.initialized]
-            session, related = (live[0], None) if live else (None, None)
+        running = self.board.running()
         need = NEEDS.get(method)
-        if session is None:
-            reply = err(METHOD_NOT_FOUND, "no host is connected to answer " + method)
-        elif need and need not in session.client_caps:
-            reply = err(METHOD_NOT_FOUND, "the host does not support " + need)
+        if need is None:
+            why = "the bridge relays only %s to hosts" % ", ".join(sorted(NEEDS))
+        elif bid in self.board_requests:
+            why = "request id %r is already waiting for a host" % (bid,)
+        elif running is None or running.owner is None:
+            why = "no host request is running on the board, so no host may be asked"
+        elif running.gone:
+            why = "the host request it belongs to has ended (timed out or cancelled)"
+        elif running.owner[0] == "modern":
+            # A 2026-07-28 host's call: the question goes back in an input_required result.
+            why = None if self.modern.board_asks(running.owner, msg) else \
+                "the host request it belongs to cannot take it"
+            if why is None:
+                return
         else:
-            self._background(self._relay(session, bid, method, msg.get("params"), related))
-            return
-        self.board.respond(dict(reply, jsonrpc="2.0", id=bid))
+            session, related = running.owner
+            if session.closed:
+                why = "the host it belongs to has gone"
+            elif need not in session.client_caps:
+                why = "the host does not support " + need
+            else:
+                self._background(self._relay(session, bid, method, msg.get("params"), related,
+                                             running))
+                return
+        log.info("refused the board's %s: %s", method, why)
+        self.board.respond({"jsonrpc": "2.0", "id": bid, "error": {
+            "code": METHOD_NOT_FOUND, "message": "%s cannot reach a client: %s" % (method, why)}})
 
-    async def _relay(self, session, bid, method, params, related):
+    async def _relay(self, session, bid, method, params, related, running):
+        # Ask the host; the question ends with the request that raised it.
         oid, future = session.ask(method, params, related)
         self.board_requests[bid] = (session, oid, asyncio.current_task())
         try:
-            reply = await future
+            await asyncio.wait((future, running.future), return_when=asyncio.FIRST_COMPLETED)
         except asyncio.CancelledError:
             return  # the board cancelled its request; the host was told
         finally:
             self.board_requests.pop(bid, None)
             session.outgoing.pop(oid, None)
+        if not future.done():
+            session.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                          "params": {"requestId": oid, "reason": "the board's call ended"}})
+            reply = err(METHOD_NOT_FOUND, "the host request it belongs to has ended")
+        else:
+            reply = future.result()
         out = {"jsonrpc": "2.0", "id": bid}
         if "error" in reply:
             out["error"] = reply["error"]

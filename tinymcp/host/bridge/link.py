@@ -2,6 +2,7 @@
 # Frames are JSON lines, or CBOR link frames once the board session switches mode to "cbor".
 import asyncio
 import base64
+import collections
 import errno
 import json
 import logging
@@ -10,6 +11,8 @@ import os
 import serial
 
 from tinymcp import cborlink
+
+from tinymcp.host.bridge.lines import TOO_LONG, LineSplitter
 
 log = logging.getLogger("tinymcp.bridge.link")
 
@@ -62,7 +65,7 @@ def parse_line(line):
     if start >= 0:
         try:
             msg = json.loads(line[start:])
-        except ValueError:
+        except (ValueError, RecursionError):
             msg = None
         if type(msg) is dict and msg.get("jsonrpc") == "2.0":
             return msg, (line[:start] if start else None)
@@ -120,9 +123,11 @@ class Link:
         self.on_message = lambda msg: None
         self.on_noise = lambda line: None
         self.on_state = lambda up: None
-        self._partial = bytearray()
-        self._dropping = False
-        self._out = bytearray()
+        self._lines = LineSplitter(MAX_LINE)
+        self._urgent = collections.deque()   # frames to write before the queue: cancels, pings
+        self._queue = collections.deque()    # frames in the order the board should read them
+        self._queued = 0                     # bytes in both, not yet started
+        self._writing = None                 # what is left of the frame being written
         self._lost = None
         self._closed = False
         self.frames_in = 0
@@ -150,8 +155,7 @@ class Link:
             fd = self.port.fileno()
             loop.add_reader(fd, self._readable)
             # A newline first: a half frame the board holds from before ends, and is ignored.
-            self._out[:0] = b"\n"
-            self._flush()
+            self.write(b"\n", urgent=True)
             self.on_state(True)
             try:
                 await self._lost
@@ -175,9 +179,11 @@ class Link:
             port.close()
         except Exception:
             pass
-        self._partial.clear()
-        self._out.clear()
-        self._dropping = False
+        self._lines.clear()
+        self._urgent.clear()
+        self._queue.clear()
+        self._queued = 0
+        self._writing = None
 
     def _fail(self, why):
         log.debug("port %s: %s", self.device, why)
@@ -198,29 +204,11 @@ class Link:
         self._feed(data)
 
     def _feed(self, data):
-        start = 0
-        while True:
-            nl = data.find(b"\n", start)
-            if nl < 0:
-                self._keep(data[start:])
-                return
-            if self._dropping:
-                self._dropping = False
+        for line in self._lines.feed(data):
+            if line is TOO_LONG:
                 log.debug("noise: dropped a line over %d bytes", MAX_LINE)
             else:
-                self._partial += data[start:nl]
-                line = bytes(self._partial)
-                self._partial.clear()
                 self._line(line)
-            start = nl + 1
-
-    def _keep(self, tail):
-        if self._dropping:
-            return
-        self._partial += tail
-        if len(self._partial) > MAX_LINE:
-            self._partial.clear()
-            self._dropping = True
 
     def _line(self, line):
         if line and is_cbor(line):
@@ -249,7 +237,7 @@ class Link:
             self.crc_errors += 1
             log.debug("dropped a corrupted CBOR frame (%s); %d so far", e, self.crc_errors)
             return None
-        except ValueError as e:
+        except (ValueError, RecursionError) as e:
             log.debug("noise: an intact CBOR frame that is not a message (%s)", e)
             return None
         if type(msg) is not dict:
@@ -275,28 +263,42 @@ class Link:
                 at = line.find(marker, at + 1)
         return None, line
 
-    def send(self, msg):
-        # Queue one message for the board; False when there is no port to send it on, or
+    def encode(self, msg):
+        # One message as the board reads it: a JSON line, or a CBOR link frame.
+        if self.mode == "cbor":
+            return to_link(msg)
+        return json.dumps(msg, separators=(",", ":")).encode() + b"\n"
+
+    def send(self, msg, urgent=False):
+        return self.write(self.encode(msg), urgent)
+
+    def write(self, frame, urgent=False):
+        # Queue one encoded frame (urgent: ahead of the frames not yet started) -> the frame,
+        # which withdraw() takes back while it is still waiting; None when there is no port, or
         # when the board has stopped reading and MAX_BACKLOG bytes wait for it already.
         if self.port is None:
-            return False
-        if len(self._out) > MAX_BACKLOG:
+            return None
+        if self._queued > MAX_BACKLOG:
             log.warning("the board is not reading its input; dropping a frame")
-            return False
-        if self.mode == "cbor":
-            self._out += to_link(msg)
-        else:
-            self._out += json.dumps(msg, separators=(",", ":")).encode() + b"\n"
+            return None
+        (self._urgent if urgent else self._queue).append(frame)
+        self._queued += len(frame)
         self._flush()
-        return True
+        return frame
+
+    def withdraw(self, frame):
+        # -> True when the frame was still waiting (no byte of it reached the board): removed.
+        for waiting in (self._queue, self._urgent):
+            for i, queued in enumerate(waiting):
+                if queued is frame:
+                    del waiting[i]
+                    self._queued -= len(frame)
+                    return True
+        return False
 
     def send_raw(self, data):
         # Bytes for the board's REPL rather than its MCP server (0x03, Ctrl-D): no framing.
-        if self.port is None:
-            return False
-        self._out += data
-        self._flush()
-        return True
+        return self.write(data, urgent=True) is not None
 
     def _flush(self):
         port = self.port
@@ -304,9 +306,16 @@ class Link:
             return
         loop = asyncio.get_running_loop()
         fd = port.fileno()
-        while self._out:
+        while True:
+            if self._writing is None:
+                waiting = self._urgent or self._queue
+                if not waiting:
+                    break
+                frame = waiting.popleft()
+                self._queued -= len(frame)
+                self._writing = memoryview(frame)
             try:
-                n = os.write(fd, self._out)
+                n = os.write(fd, self._writing)
             except BlockingIOError:
                 n = 0
             except OSError as e:
@@ -315,7 +324,7 @@ class Link:
             if n == 0:
                 loop.add_writer(fd, self._flush)  # the board is slow to read: wait, never block
                 return
-            del self._out[:n]
+            self._writing = self._writing[n:] if n < len(self._writing) else None
         try:
             loop.remove_writer(fd)
         except (ValueError, OSError):

@@ -66,10 +66,15 @@ class SimBoard:
         loop = asyncio.get_running_loop()
         while not self._stopping:
             started = loop.time()
-            self.proc = await asyncio.create_subprocess_exec(
-                self.python, str(self.main), stdin=self.master, stdout=self.master,
-                cwd=str(REPO),
-                start_new_session=True, preexec_fn=_die_with_parent)
+            try:
+                self.proc = await asyncio.create_subprocess_exec(
+                    self.python, str(self.main), stdin=self.master, stdout=self.master,
+                    cwd=str(REPO), start_new_session=True, preexec_fn=_die_with_parent)
+            except OSError as e:   # EMFILE, EAGAIN: the machine is short of something; retry
+                log.warning("cannot start the sim board (%s); retrying", e)
+                quick_deaths += 1
+                await asyncio.sleep(min(5.0, self.restart_delay * (1 << min(quick_deaths, 5))))
+                continue
             self.starts += 1
             log.info("sim board %s started, pid %d", self.main.parent.name, self.proc.pid)
             code = await self.proc.wait()

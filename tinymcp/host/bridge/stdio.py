@@ -4,9 +4,12 @@ import json
 import logging
 import sys
 
+from tinymcp.host.bridge.lines import TOO_LONG, LineSplitter
+from tinymcp.host.bridge.wire import MAX_MESSAGE, decode, too_long
+
 log = logging.getLogger("tinymcp.bridge.stdio")
 
-MAX_LINE = 16 << 20
+CHUNK = 1 << 16
 
 
 async def serve_stdio(hub, stdin=None, stdout=None):
@@ -14,17 +17,18 @@ async def serve_stdio(hub, stdin=None, stdout=None):
     loop = asyncio.get_running_loop()
     stdin = stdin or sys.stdin
     out = stdout or sys.stdout.buffer
-    reader = asyncio.StreamReader(limit=MAX_LINE)
+    reader = asyncio.StreamReader()
     try:
         transport, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader), stdin)
-        readline = reader.readline
+        read = reader.read
     except ValueError:  # a regular file (`< requests.jsonl`) is not a pipe: read it in a thread
         transport = None
         source = getattr(stdin, "buffer", stdin)
+        chunk = getattr(source, "read1", source.read)
 
-        async def readline():
-            return await loop.run_in_executor(None, source.readline, MAX_LINE)
+        async def read(size):
+            return await loop.run_in_executor(None, chunk, size)
     gone = asyncio.Event()
 
     def send(msg, related=None):
@@ -37,26 +41,24 @@ async def serve_stdio(hub, stdin=None, stdout=None):
             gone.set()  # the host closed its end
 
     session = hub.open_session(send, "stdio")
+    lines = LineSplitter(MAX_MESSAGE)
     try:
         while not gone.is_set():
-            try:
-                line = await readline()
-            except ValueError:  # a line over MAX_LINE: asyncio skipped it; say so
-                send({"jsonrpc": "2.0", "id": None,
-                      "error": {"code": -32600, "message": "Invalid Request: line too long"}})
-                continue
-            if not line:
+            data = await read(CHUNK)
+            for line in lines.feed(data) if data else lines.end():
+                if line is TOO_LONG:   # dropped as it streamed: one answer for the whole line
+                    send(too_long())
+                    continue
+                line = line.strip()
+                if not line:
+                    continue
+                msg, problem = decode(line)
+                if problem is not None:
+                    send(problem)
+                else:
+                    session.receive(msg)
+            if not data:
                 break
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                msg = json.loads(line)
-            except ValueError:
-                send({"jsonrpc": "2.0", "id": None,
-                      "error": {"code": -32700, "message": "Parse error"}})
-                continue
-            session.receive(msg)
         if session.tasks:  # input ended with requests in flight: answer them first
             await asyncio.wait(list(session.tasks.values()), timeout=hub.board.timeout + 1)
     finally:

@@ -1,0 +1,89 @@
+# Hostile hosts on stdio: whatever a host writes, it gets a JSON-RPC error (or, for a
+# notification or a response, nothing), the bridge goes on, and calls in flight are answered.
+import queue
+
+import pytest
+
+from tests.hostile.conftest import SLOW
+
+TESTBOARD = "tests/bridge/testboard.py"
+MALFORMED = [
+    b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":[1]}',
+    b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":"x"}',
+    b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":[1]}}',
+    b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":{}}}',
+    b'{"jsonrpc":"2.0","method":"notifications/initialized","params":7}',
+    b'{"jsonrpc":"2.0","method":"notifications/roots/list_changed","params":[]}',
+    b'{"jsonrpc":"2.0","id":[1],"result":{}}',      # a response with a list id
+    b'{"jsonrpc":"2.0","id":{},"error":{"code":1}}',
+    b'{"jsonrpc":"2.0","id":5}',                     # neither result nor error
+]
+
+
+@pytest.fixture
+def host(line_client):
+    client = line_client("--sim", TESTBOARD, "--timeout", str(SLOW))
+    client.initialize()
+    return client
+
+
+def collect_until(client, rid, timeout=30):
+    # Every message up to and including the answer to rid.
+    seen = []
+    while True:
+        msg = client.inbox.get(timeout=timeout)
+        assert msg is not None, "the bridge closed stdout:\n" + client.stderr()[-3000:]
+        seen.append(msg)
+        if msg.get("id") == rid and "method" not in msg:
+            return seen
+
+
+def test_malformed_notifications_and_responses_are_dropped_and_calls_in_flight_answered(host):
+    slow = host.start("tools/call", {"name": "slow", "arguments": {"seconds": 1.5}})
+    for line in MALFORMED:
+        host.proc.stdin.write(line + b"\n")
+    host.proc.stdin.flush()
+    assert host.wait(slow)["result"]["structuredContent"] == {"slept": 1.5}
+    assert host.request("ping")["result"] == {}
+    assert host.proc.poll() is None
+    assert host.garbage == []
+
+
+def test_a_request_nested_100000_deep_is_answered_and_the_bridge_goes_on(host):
+    deep = b'{"jsonrpc":"2.0","id":"deep","method":"ping","params":{"x":' + b"[" * 100000 \
+        + b"]" * 100000 + b"}}\n"
+    host.proc.stdin.write(deep)
+    host.proc.stdin.flush()
+    rid = host.start("ping")
+    seen = collect_until(host, rid)
+    errors = [m for m in seen if "error" in m]
+    assert len(errors) == 1 and errors[0]["error"]["code"] == -32600, seen
+    # Nesting the bridge can parse but the board should never see is refused with the id.
+    nested = {"x": 1}
+    for _ in range(100):
+        nested = {"x": nested}
+    reply = host.request("tools/call", {"name": "read_adc", "arguments": nested})
+    assert reply["error"]["code"] == -32600 and "nested" in reply["error"]["message"]
+    assert host.proc.poll() is None
+
+
+@pytest.mark.parametrize("number", [b"1e999", b"-1e400", b"NaN", b"Infinity", b"-Infinity"])
+def test_non_finite_numbers_are_refused_at_once_with_the_requests_id(host, number):
+    host.proc.stdin.write(b'{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":'
+                          b'"read_adc","arguments":{"channel":' + number + b'}}}\n')
+    host.proc.stdin.flush()
+    reply = host.wait(41, timeout=20)   # the board's --timeout is 60 s
+    assert reply["error"]["code"] == -32602, reply
+    assert "finite" in reply["error"]["message"]
+    assert "result" in host.call("read_adc", channel=1)
+
+
+def test_a_40_mb_line_draws_one_error(host):
+    host.proc.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"'
+                          + b"a" * (40 << 20) + b'"}}\n')
+    rid = host.start("ping")
+    seen = collect_until(host, rid, timeout=60)
+    assert [m["error"]["code"] for m in seen if "error" in m] == [-32600], seen
+    assert seen[-1]["result"] == {}
+    with pytest.raises(queue.Empty):
+        host.inbox.get(timeout=0.5)

@@ -1,0 +1,256 @@
+# The HTTP front's limits, around the SDK transport: who may ask (Host, Origin, token), how much
+# and how slowly (body size and time, strict JSON), and how many connections, for how long.
+import hmac
+import ipaddress
+import json
+import logging
+import resource
+from urllib.parse import urlsplit
+
+import anyio
+from starlette.datastructures import Headers
+from starlette.responses import Response
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from tinymcp.host.bridge.wire import MAX_MESSAGE, decode
+
+log = logging.getLogger("tinymcp.bridge.http")
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+ANY_ADDRESS = ("0.0.0.0", "::")
+HEADER_SECONDS = 10      # a connection has this long for a request's headers (after the last)
+BODY_SECONDS = 10        # and then this long for its body
+MAX_CONNECTIONS = 128    # open connections; fewer when the process may open few files
+ACCEPT_LOG_SECONDS = 10  # "cannot accept" is logged at most once per this long
+MESSAGE = "tinymcp.message"   # the scope key the decoded JSON body travels under
+
+
+def is_loopback(host):
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def reject(status, message, code=-32600, headers=None, rid=None, data=None):
+    # A Response carrying one JSON-RPC error, with an HTTP status.
+    body = {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}}
+    if data is not None:
+        body["error"]["data"] = data
+    return Response(json.dumps(body), status_code=status, media_type="application/json",
+                    headers=headers)
+
+
+def _host_port(value, default_port):
+    # "Name:port", "[::1]:port" or "name" -> (lowercased name, port), or None.
+    value = value.strip().lower()
+    if value.startswith("["):
+        name, _, rest = value[1:].partition("]")
+        port = rest[1:] if rest.startswith(":") else (None if not rest else "x")
+    else:
+        name, _, port = value.partition(":")
+        port = port if _ else None
+    if port is None:
+        return name, default_port
+    return (name, int(port)) if port.isdigit() else None
+
+
+class Guard:
+    # ASGI middleware: checks Host, Origin and the token on every path, reads a POST body to
+    # /mcp (capped while it streams, timed) and decodes it strictly; the app gets the message
+    # in scope[MESSAGE] and the body again from receive(). Other paths take no POST (the
+    # dashboard answers 405 without reading one).
+
+    def __init__(self, app, host, port, token=None, public=None):
+        self.app = app
+        self.port = port
+        self.token = token
+        self.public = public  # fn(method, path) -> True where no token is needed (a page)
+        self.any_host = host in ANY_ADDRESS
+        self.names = set(LOOPBACK_NAMES)
+        if not self.any_host and not is_loopback(host):
+            self.names.add(host.strip("[]").lower())
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        public = self.public is not None and self.public(scope["method"], scope["path"])
+        refusal = self._check(headers, public)
+        if refusal is None and scope["method"] == "POST" and scope["path"] == "/mcp":
+            body, refusal = await self._body(headers, receive)
+            if refusal is None:
+                msg, problem = decode(body)
+                if problem is not None:
+                    refusal = reject(400, problem["error"]["message"], problem["error"]["code"],
+                                     rid=problem["id"])
+                else:
+                    scope[MESSAGE] = msg
+                    receive = _replay(body, receive)
+        if refusal is not None:
+            # Who was refused, never with what (no token, no body): for a person reading logs.
+            log.info("http: refused %s %s (%d; Origin %s)", scope["method"], scope["path"],
+                     refusal.status_code, (headers.get("origin") or "none")[:80])
+            await refusal(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    def _check(self, headers, public=False):
+        # The DNS-rebinding defence (Host and Origin name this bridge, port included), then
+        # the token (not for a public page). Names compare without case; a missing port is the
+        # scheme's default.
+        host = _host_port(headers.get("host", ""), 80)
+        if not self.any_host and (host is None or host[0] not in self.names
+                                  or host[1] != self.port):
+            return reject(421, "Misdirected Request: the Host header must name this bridge")
+        origin = headers.get("origin")
+        if origin is not None and not self._origin_ok(origin):
+            return reject(403, "Forbidden: Origin %s may not use this bridge" % origin[:100])
+        if self.token is not None and not public:
+            scheme, _, given = headers.get("authorization", "").partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(
+                    given.strip().encode(), self.token.encode()):
+                return reject(401, "Unauthorized: a bearer token is required",
+                              headers={"WWW-Authenticate": "Bearer"})
+        return None
+
+    def _origin_ok(self, origin):
+        try:
+            parts = urlsplit(origin)
+            port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+        except ValueError:
+            return False
+        return (parts.scheme in ("http", "https") and parts.hostname in self.names
+                and port == self.port and parts.path in ("", "/"))
+
+    async def _body(self, headers, receive):
+        # -> (the body, None) or (None, the refusal): 413 past MAX_MESSAGE (counted as it
+        # arrives, or known from Content-Length), 408 when it comes too slowly.
+        length = headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_MESSAGE):
+            return None, reject(413, "Payload Too Large: a message is at most %d bytes"
+                                % MAX_MESSAGE)
+        body = bytearray()
+        with anyio.move_on_after(BODY_SECONDS):
+            while True:
+                message = await receive()
+                if message["type"] != "http.request":   # the client went away
+                    return None, reject(400, "Bad Request: the body ended early")
+                body += message.get("body", b"")
+                if len(body) > MAX_MESSAGE:
+                    return None, reject(413, "Payload Too Large: a message is at most %d "
+                                        "bytes" % MAX_MESSAGE)
+                if not message.get("more_body", False):
+                    return bytes(body), None
+        return None, reject(408, "Request Timeout: the body took longer than %d s"
+                            % BODY_SECONDS)
+
+
+def _replay(body, receive):
+    # receive() for the app: the body once, then the connection's own events (disconnect).
+    given = False
+
+    async def replay():
+        nonlocal given
+        if not given:
+            given = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+    return replay
+
+
+def connection_cap():
+    # At most MAX_CONNECTIONS, and fewer when the process may open only a few files: the
+    # board's port, the sim board's process and the bridge itself need some too.
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return MAX_CONNECTIONS
+    return max(4, min(MAX_CONNECTIONS, (soft - 32) // 2))
+
+
+class Connection(H11Protocol):
+    # uvicorn's h11 protocol with a deadline for each request's headers and a cap on open
+    # connections: when it is reached, the connection idle longest (between requests, or
+    # never sending one) is closed to make room; when none is idle, the new one gets 503.
+    cap = MAX_CONNECTIONS
+
+    def connection_made(self, transport):
+        super().connection_made(transport)
+        self.idle_since = self.loop.time()
+        self._seen = None
+        self._deadline = None
+        self._arm()
+        if len(self.connections) > self.cap:
+            self._make_room()
+
+    def _idle(self):
+        return self.cycle is None or self.cycle.response_complete
+
+    def _make_room(self):
+        idle = [c for c in self.connections if c is not self and isinstance(c, Connection)
+                and c._idle() and not c.transport.is_closing()]
+        if idle:
+            oldest = min(idle, key=lambda c: c.idle_since)
+            log.info("%d connections open: closing the one idle longest", len(self.connections))
+            oldest.transport.close()
+            return
+        log.warning("%d connections open, all busy: refusing a new one", len(self.connections))
+        self.transport.write(b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\n"
+                             b"connection: close\r\n\r\n")
+        self.transport.close()
+
+    def _arm(self):
+        self._disarm()
+        self._deadline = self.loop.call_later(HEADER_SECONDS, self._too_slow)
+
+    def _disarm(self):
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _too_slow(self):
+        self._deadline = None
+        if self._idle() and not self.transport.is_closing():
+            log.debug("closed a connection that sent no request headers in %d s", HEADER_SECONDS)
+            self.transport.close()
+
+    def data_received(self, data):
+        super().data_received(data)
+        if self.cycle is not self._seen:   # a request's headers are in
+            self._seen = self.cycle
+            self._disarm()
+
+    def on_response_complete(self):
+        super().on_response_complete()
+        self.idle_since = self.loop.time()
+        if self._idle():
+            self._arm()
+
+    def connection_lost(self, exc):
+        self._disarm()
+        super().connection_lost(exc)
+
+
+def quiet_accept_errors(loop):
+    # At the open-files limit asyncio logs every failed accept with a traceback (hundreds of
+    # MB of stderr in a minute): said once per ACCEPT_LOG_SECONDS instead, with a count.
+    fallback = loop.get_exception_handler()
+    state = {"last": None, "count": 0}
+
+    def handler(loop, context):
+        if str(context.get("message", "")).startswith("socket.accept() out of system"):
+            state["count"] += 1
+            now = loop.time()
+            if state["last"] is None or now - state["last"] >= ACCEPT_LOG_SECONDS:
+                log.warning("cannot accept connections (%s); %d refused so far",
+                            context.get("exception"), state["count"])
+                state["last"] = now
+            return
+        if fallback is not None:
+            fallback(loop, context)
+        else:
+            loop.default_exception_handler(context)
+    loop.set_exception_handler(handler)

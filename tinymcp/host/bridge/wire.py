@@ -1,0 +1,71 @@
+# What the bridge accepts from a host, on stdio and HTTP alike: one JSON-RPC message in strict
+# JSON (finite numbers, bounded nesting, bounded size), or the error that answers it.
+import json
+
+from tinymcp.protocol import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
+
+MAX_MESSAGE = 1 << 20   # bytes in one host message (a stdio line, an HTTP body)
+MAX_DEPTH = 64          # objects and arrays inside one another
+
+_NONFINITE = object()   # what NaN, Infinity and 1e999 parse to here
+
+
+def _float(text):
+    value = float(text)
+    return _NONFINITE if value - value != 0 else value   # inf - inf and nan - nan are nan
+
+
+def _constant(name):
+    return _NONFINITE
+
+
+def error(rid, code, message):
+    return {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}}
+
+
+def too_long(limit=MAX_MESSAGE):
+    return error(None, INVALID_REQUEST, "Invalid Request: a message longer than %d bytes was "
+                 "discarded" % limit)
+
+
+def decode(data):
+    # bytes -> (message, None) or (None, the error message that answers it). A host's response
+    # (to a board's sampling request) with numbers that are not JSON becomes an error response.
+    try:
+        msg = json.loads(data, parse_float=_float, parse_constant=_constant)
+    except RecursionError:
+        return None, error(None, INVALID_REQUEST, "Invalid Request: nested deeper than %d "
+                           "levels" % MAX_DEPTH)
+    except ValueError:   # UnicodeDecodeError is one too
+        return None, error(None, PARSE_ERROR, "Parse error")
+    problem = _problem(msg)
+    if problem is None:
+        return msg, None
+    rid = msg.get("id") if type(msg) is dict else None
+    rid = rid if type(rid) in (int, str) else None
+    code, where = problem
+    if type(msg) is dict and "method" not in msg and rid is not None:
+        return error(rid, code, "the host's answer is not valid: " + where), None
+    return None, error(rid, code, ("Invalid params: " if code == INVALID_PARAMS
+                                   else "Invalid Request: ") + where)
+
+
+def _problem(msg):
+    # -> (code, what is wrong) for a message nested too deep or holding a non-finite number.
+    stack = [(msg, 0, False)]
+    while stack:
+        value, depth, in_params = stack.pop()
+        if value is _NONFINITE:
+            return (INVALID_PARAMS if in_params else INVALID_REQUEST,
+                    "numbers must be finite (NaN, Infinity and 1e999 are not JSON numbers)")
+        if type(value) is dict:
+            items = value.items()
+        elif type(value) is list:
+            items = ((None, v) for v in value)
+        else:
+            continue
+        if depth >= MAX_DEPTH:
+            return INVALID_REQUEST, "nested deeper than %d levels" % MAX_DEPTH
+        for key, item in items:
+            stack.append((item, depth + 1, in_params or (depth == 0 and key == "params")))
+    return None
