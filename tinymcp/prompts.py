@@ -34,12 +34,8 @@ class Prompts(Registry):
         self.put((name, fn, description, arguments, title, complete or {}))
 
     def get(self, params):
-        name = params.get("name")
-        if type(name) is not str:
-            raise RpcError(INVALID_PARAMS, 'Invalid params: "name" must be a string')
-        prompt = self.find(name)
-        if prompt is None:
-            raise RpcError(INVALID_PARAMS, "Unknown prompt: " + name)
+        prompt = self.named(params, "prompt")
+        name = prompt[0]
         args = params.get("arguments")
         if args is None:
             args = {}

@@ -1,4 +1,5 @@
 # Registries of tools, resources and prompts: entries kept as tuples keyed by their first item.
+from tinymcp.jsonrpc import RpcError, INVALID_PARAMS
 
 
 class Registry:
@@ -22,6 +23,16 @@ class Registry:
             if entry[0] == key:
                 return entry
         return None
+
+    def named(self, params, what):
+        # The entry a request's "name" names, else the invalid-params error saying why.
+        name = params.get("name")
+        if type(name) is not str:
+            raise RpcError(INVALID_PARAMS, 'Invalid params: "name" must be a string')
+        entry = self.find(name)
+        if entry is None:
+            raise RpcError(INVALID_PARAMS, "Unknown " + what + ": " + name)
+        return entry
 
 
 def head(name, title, description, era):

@@ -1,6 +1,5 @@
 # Tools: one decorated function each; its declared schema drives tools/list and validation.
 from tinymcp import schema
-from tinymcp.jsonrpc import RpcError, INVALID_PARAMS
 from tinymcp.registry import Registry, head
 
 try:
@@ -57,12 +56,8 @@ class Tools(Registry):
         self.put((name, fn, description, inputs or {}, outputs, title, hints, wants_ctx))
 
     def call(self, server, params):
-        name = params.get("name")
-        if type(name) is not str:
-            raise RpcError(INVALID_PARAMS, 'Invalid params: "name" must be a string')
-        tool = self.find(name)
-        if tool is None:
-            raise RpcError(INVALID_PARAMS, "Unknown tool: " + name)
+        tool = self.named(params, "tool")
+        name = tool[0]
         args = params.get("arguments")
         if args is None:
             args = {}

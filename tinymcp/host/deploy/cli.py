@@ -5,6 +5,7 @@ import sys
 import tempfile
 import time
 
+from tinymcp.host.args import Parser
 from tinymcp.host.deploy import DeployError
 from tinymcp.host.deploy import board as board_end
 from tinymcp.host.deploy import network
@@ -110,11 +111,6 @@ def _copy_one(b, label, dest, data, out):
     b.write(dest, data, progress)
     out.write(("\r" if tty else "") + label + " ok\n")
     out.flush()
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        self.exit(2, "tinymcp-deploy: %s (see --help)\n" % message)
 
 
 def main(argv=None):

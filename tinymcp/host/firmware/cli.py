@@ -5,6 +5,7 @@ import os
 import signal
 import sys
 
+from tinymcp.host.args import Parser
 from tinymcp.host.deploy import DeployError
 from tinymcp.host.deploy.files import boards, repo_root
 from tinymcp.host.firmware import FirmwareError, source
@@ -54,11 +55,6 @@ def run_board(elf, out):
     finally:
         signal.signal(signal.SIGTERM, previous)
         board.close()
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        self.exit(2, "tinymcp-firmware: %s (see --help)\n" % message)
 
 
 def main(argv=None):
