@@ -46,9 +46,12 @@ class Server:
         self._reset()
 
     def open_session(self):
-        # A new connection: a new session, in whichever revision its first request speaks.
+        # A new connection: a new session, in whichever revision its first request speaks;
+        # nothing of the last connection's is answered on this one.
         self.revision = HANDSHAKE
         self.cache = {}
+        self.backlog = []
+        self.waiting = None
         self._reset()
 
     def _reset(self):
