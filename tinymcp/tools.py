@@ -106,6 +106,7 @@ def shape(value, structured, server):
         reply = server.structured
         reply.value = value
         reply.full = server.era >= 2
+        reply.tail = None  # the revision's finish() adds its own
         return reply
     if type(value) is str:
         return {"content": [{"type": "text", "text": value}]}

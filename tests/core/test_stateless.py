@@ -525,3 +525,14 @@ def test_the_same_tool_sends_a_real_request_on_a_handshake_connection():
     assert sent[1]["method"] == "elicitation/create" and sent[1]["params"] == NAME_FORM
     assert sent[2]["id"] == "g" and sent[2]["result"]["content"][0]["text"] == "Hello Ada"
     assert "resultType" not in sent[2]["result"]
+
+
+def test_a_handshake_connection_after_a_stateless_one_gets_plain_results():
+    server = stateless_board()
+    called = call(server, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})
+    assert called["resultType"] == "complete"
+    server.open_session()  # the next connection opens with initialize
+    initialize(server)
+    plain = result(server, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})
+    assert plain["structuredContent"] == {"sum": 3} and "resultType" not in plain
+    assert "_meta" not in plain
