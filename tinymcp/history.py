@@ -5,7 +5,7 @@
 #   history = History(period_ms=1000, depth=300)
 #   history.track("temperature", lambda: sensor.read()["celsius"], "Cel")
 #   attach(server, history)   -> sensor://NAME/history, sensor://alerts, read_history,
-#                                set_alert, clear_alert, plot_history
+#                                set_alert (and clear), plot_history
 #
 # Times are milliseconds since the sampler started (they survive ticks_ms wrapping around).
 from array import array
@@ -217,7 +217,7 @@ def _number(value):
 
 def attach(server, history):
     # The sampler on the serve loop, and what a host sees of it.
-    from tinymcp.schema import integer, number, string
+    from tinymcp.schema import boolean, integer, number, string
     history.server = server
     server.idle.append(history.tick)
     names = [q.name for q in history.quantities]
@@ -247,28 +247,24 @@ def attach(server, history):
         return history.window(_quantity(history, quantity), seconds)
 
     @server.tool("set_alert", "Watch a sampled quantity: an alert fires once when it goes above "
-                 "(or below) a level, and again only after it came back past the hysteresis. "
-                 "Subscribe to " + ALERTS + " to hear of it.",
+                 "(or below) a level, and again only after it came back past the hysteresis; "
+                 "clear=true stops watching. Subscribe to " + ALERTS + " to hear of it.",
                  inputs={"quantity": which, "above?": number("Fire when the value rises above"),
                          "below?": number("Fire when the value falls below"),
-                         "hysteresis?": number("How far back it must come to re-arm", 0)},
+                         "hysteresis?": number("How far back it must come to re-arm", 0),
+                         "clear?": boolean("Stop watching this quantity")},
                  outputs={"alerts": {"type": "array"}},
                  title="Set alert", read_only=False, destructive=False, idempotent=True,
                  open_world=False)
-    def set_alert(quantity, above=None, below=None, hysteresis=0):
+    def set_alert(quantity, above=None, below=None, hysteresis=0, clear=False):
         q = _quantity(history, quantity)
-        if (above is None) == (below is None):
-            raise ValueError("give exactly one of above or below")
-        direction, level = ("above", above) if above is not None else ("below", below)
-        q.alert = [direction, float(level), float(hysteresis), True, 0]
-        server.resource_updated(ALERTS)
-        return history.alerts()
-
-    @server.tool("clear_alert", "Stop watching a sampled quantity.", inputs={"quantity": which},
-                 outputs={"alerts": {"type": "array"}}, title="Clear alert", read_only=False,
-                 destructive=False, idempotent=True, open_world=False)
-    def clear_alert(quantity):
-        _quantity(history, quantity).alert = None
+        if clear:
+            q.alert = None
+        elif (above is None) == (below is None):
+            raise ValueError("give exactly one of above or below (or clear=true)")
+        else:
+            direction, level = ("above", above) if above is not None else ("below", below)
+            q.alert = [direction, float(level), float(hysteresis), True, 0]
         server.resource_updated(ALERTS)
         return history.alerts()
 

@@ -111,8 +111,8 @@ def test_an_alert_below_and_clearing_it():
     run(server, 5)
     alerts = server.readings.alerts()["alerts"]
     assert alerts[0]["crossings"] == 2 and alerts[0]["below"] == 20
-    cleared = result(server, "tools/call", {"name": "clear_alert",
-                                            "arguments": {"quantity": "temperature"}})
+    cleared = result(server, "tools/call", {"name": "set_alert",
+                                            "arguments": {"quantity": "temperature", "clear": True}})
     assert cleared["structuredContent"] == {"alerts": []}
 
 

@@ -32,7 +32,7 @@ def test_sdk_client_through_the_bridge_to_the_emulated_board(mode, link, sim_elf
         async with Client(bridge_params(board.port, link, errlog), mode=mode,
                           message_handler=updates) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
-            assert sorted(tools) == ["clear_alert", "plot_history", "read_adc", "read_history",
+            assert sorted(tools) == ["plot_history", "read_adc", "read_history",
                                     "read_temperature", "set_alert", "set_led"]
             assert tools["read_adc"].input_schema["properties"]["channel"]["maximum"] == 3
             for channel in range(4):

@@ -45,9 +45,8 @@ def typed(outputs, units):
     # A reading's output schema, with what every reading states: the unit of each value (UCUM
     # codes: "Cel", "%", "hPa", "V", "1" for counts) and how old the sample is.
     from tinymcp.schema import integer
-    outputs["units"] = {"type": "object", "const": units,
-                        "description": "The unit of each value (UCUM)"}
-    outputs["age_ms"] = integer("How old the reading is, in milliseconds (0: read just now)", 0)
+    outputs["units"] = {"type": "object", "const": units, "description": "UCUM unit of each value"}
+    outputs["age_ms"] = integer("Age of the reading in ms", 0)
     return outputs
 
 
