@@ -10,6 +10,7 @@ import pytest
 
 from tests.firmware import images
 from tests.needs import missing
+from tinymcp.host.deploy.board import Board
 
 REPO = images.REPO
 
@@ -55,14 +56,10 @@ def boot():
         board.close()
 
 
-class Repl:
-    # The board's raw REPL over mpremote's serial transport.
-    def __init__(self, port):
-        from mpremote.transport_serial import SerialTransport
-        self.t = SerialTransport(port, 115200, timeout=5)
-
+class Repl(Board):
+    # The board's raw REPL over mpremote's serial transport, as tinymcp-deploy reaches it.
     def enter(self, soft_reset=False):
-        self.t.serial.write(b"\x03")   # a serving tinymcp board drops to the REPL on 0x03
+        self.to_prompt(wait_s=20)   # a loaded emulator can take a while to leave serving
         self.t.enter_raw_repl(soft_reset=soft_reset, timeout_overall=20)
         return self
 
@@ -71,9 +68,6 @@ class Repl:
         out, err = self.t.exec_raw(code, timeout=timeout)
         assert not err, err.decode(errors="replace")
         return out.decode(errors="replace")
-
-    def close(self):
-        self.t.close()
 
 
 @pytest.fixture

@@ -63,15 +63,20 @@ class Board:
         except OSError:
             pass
 
-    def interrupt(self):
-        # A serving tinymcp board ends on a raw 0x03 byte and drops to the REPL; give it a
-        # moment to get there, then mpremote enters the raw REPL (Ctrl-C, Ctrl-A). No soft
-        # reset here: it would stop the timer that feeds a board's watchdog after a 0x03 exit
-        # (ports/micropython/boot.py), and the watchdog would reset the board mid-copy.
+    def to_prompt(self, wait_s=10):
+        # A serving tinymcp board ends on a raw 0x03 byte and drops to the REPL; its prompt
+        # ends the wait. Ctrl-A arriving while it still serves would be read and dropped with
+        # the 0x03, so nothing more is sent before it (or wait_s) has passed.
         self.t.serial.write(b"\x03")
         self.t.serial.timeout = 0.2   # a pty is read without polling: keep the wait short
-        self.t.read_until(1, b">>> ", timeout=1, timeout_overall=3)
+        self.t.read_until(1, b">>> ", timeout=1, timeout_overall=wait_s)
         self.t.serial.timeout = 5
+
+    def interrupt(self):
+        # Into the raw REPL (mpremote's Ctrl-C, Ctrl-A). No soft reset here: it would stop the
+        # timer that feeds a board's watchdog after a 0x03 exit (ports/micropython/boot.py),
+        # and the watchdog would reset the board mid-copy.
+        self.to_prompt()
         try:
             self.t.enter_raw_repl(soft_reset=False, timeout_overall=5)
         except self.TransportError:
