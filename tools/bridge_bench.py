@@ -5,7 +5,6 @@
 import argparse
 import json
 import os
-import queue
 import shutil
 import signal
 import subprocess
@@ -13,77 +12,27 @@ import sys
 import tempfile
 import threading
 import time
-import tty
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if REPO not in sys.path:   # run from a checkout, installed or not
+    sys.path.insert(0, REPO)
+
+from tinymcp.host.lineclient import LineClient, child  # noqa: E402
+
 BRIDGE = [sys.executable, "-m", "tinymcp.host.bridge"]
 BOARD = [sys.executable, os.path.join(REPO, "boards", "sim", "main.py")]
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "bench", "version": "0"}}
 
 
-class Peer:
-    # A JSON-RPC peer on a subprocess's stdio: one request at a time, or a window of them.
-    # pty=True puts the process on a pseudo-terminal instead of pipes (a board on a tty).
+class Peer(LineClient):
+    # The shared line client on a subprocess's stdio, its stderr kept. pty=True puts the
+    # process on a pseudo-terminal instead of pipes (a board on a tty).
     def __init__(self, argv, pty=False):
-        self.err = tempfile.TemporaryFile()
-        if pty:
-            master, slave = os.openpty()
-            tty.setraw(slave)
-            self.proc = subprocess.Popen(argv, stdin=master, stdout=master, stderr=self.err,
-                                         cwd=REPO)
-            os.close(master)
-            self.writer = os.fdopen(slave, "wb")
-            self.reader = os.fdopen(os.dup(slave), "rb")
-        else:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=self.err, cwd=REPO)
-            self.writer, self.reader = self.proc.stdin, self.proc.stdout
-        self.inbox = queue.Queue()
-        self.next_id = 0
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        try:
-            for line in self.reader:
-                msg = json.loads(line)
-                if "method" not in msg:
-                    self.inbox.put(msg)
-        except OSError:  # EIO: the pty's other side closed
-            pass
-
-    def send(self, method, params=None):
-        self.next_id += 1
-        msg = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
-        if params is not None:
-            msg["params"] = params
-        self.writer.write(json.dumps(msg).encode() + b"\n")
-        self.writer.flush()
-        return self.next_id
-
-    def request(self, method, params=None, timeout=30):
-        rid = self.send(method, params)
-        while True:
-            msg = self.inbox.get(timeout=timeout)
-            if msg.get("id") == rid:
-                return msg
+        LineClient.__init__(self, **child(argv, cwd=REPO, pty=pty))
 
     def initialize(self):
-        self.request("initialize", INIT)
-        self.writer.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-        self.writer.flush()
-
-    def stderr(self):
-        self.err.seek(0)
-        return self.err.read().decode(errors="replace")
-
-    def close(self):
-        self.writer.close()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        return LineClient.initialize(self, client="bench")
 
 
 CALL = {"name": "read_temperature", "arguments": {}}
@@ -97,11 +46,12 @@ def round_trips(peer, calls, window=1):
     sent = done = 0
     while done < calls:
         while sent < calls and sent - done < window:
-            peer.send("tools/call", CALL)
+            peer.start("tools/call", CALL)
             sent += 1
-        msg = peer.inbox.get(timeout=30)
-        assert "result" in msg, msg
-        done += 1
+        msg = peer.message()
+        if "method" not in msg:
+            assert "result" in msg, msg
+            done += 1
     return calls / (time.perf_counter() - start)
 
 
@@ -337,14 +287,13 @@ def refusals():
              {"name": "read_adc", "arguments": json.loads("[" * 100 + "]" * 100)})):
         took, msg = timed(lambda: peer.request(method, params))
         rows.append((what, took, msg.get("error", {}).get("code")))
-    peer.next_id += 1
+    rid = next(peer.ids)
     start = time.perf_counter()
-    peer.writer.write(b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":'
-                      b'"read_adc","arguments":{"channel":1e999}}}\n' % peer.next_id)
-    peer.writer.flush()
-    msg = peer.inbox.get(timeout=60)
+    peer.write(b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":'
+               b'"read_adc","arguments":{"channel":1e999}}}\n' % rid)
+    msg = peer.wait(rid, 60)
     rows.append(("stdio: 1e999 in the arguments", time.perf_counter() - start,
-                 (msg.get("id") == peer.next_id) and msg.get("error", {}).get("code")))
+                 msg.get("error", {}).get("code")))
     peer.close()
     bridge = HttpBridge("--sim", TESTBOARD, "--timeout", "60")
     try:
