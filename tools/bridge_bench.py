@@ -1,6 +1,7 @@
-# Measures the bridge: round trips per second direct vs through the bridge, recovery times, and
-# what hostile hosts and boards cost it (memory, and how soon each refusal comes).
-#   python tools/bridge_bench.py [--calls N] [--only throughput|recovery|limits]
+# Measures the bridge: round trips per second direct vs through the bridge, four boards behind one
+# bridge (and one of them killed meanwhile), recovery times, and what hostile hosts and boards
+# cost it (memory, and how soon each refusal comes).
+#   python tools/bridge_bench.py [--calls N] [--only throughput|boards|recovery|limits]
 #   (needs socat for the re-plug figures)
 import argparse
 import json
@@ -84,6 +85,67 @@ def throughput(calls):
                  round_trips(bridged, calls), round_trips(bridged, calls, 8)))
     bridged.close()
     return rows
+
+
+def spread(peer, calls, labels, window=1):
+    # -> calls per second with `window` requests in flight, the calls going to each board in turn.
+    names = ["%s_read_temperature" % label for label in labels]
+    for name in names * 5:
+        peer.request("tools/call", {"name": name, "arguments": {}})   # warm up
+    start = time.perf_counter()
+    sent = done = 0
+    while done < calls:
+        while sent < calls and sent - done < window:
+            peer.start("tools/call", {"name": names[sent % len(names)], "arguments": {}})
+            sent += 1
+        msg = peer.message()
+        if "method" not in msg:
+            assert "result" in msg, msg
+            done += 1
+    return calls / (time.perf_counter() - start)
+
+
+def latencies(peer, names, seconds):
+    # -> the round trips (s) of calls to these tools, one at a time, for that long.
+    took = []
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        for name in names:
+            start = time.perf_counter()
+            reply = peer.request("tools/call", {"name": name, "arguments": {}})
+            assert "result" in reply, reply
+            took.append(time.perf_counter() - start)
+    return sorted(took)
+
+
+def four_boards(calls):
+    # Four simulated boards behind one bridge: calls spread over them, then one board killed
+    # (the bridge restarts it) while the other three are called. -> a dict of figures.
+    labels = ("a", "b", "c", "d")
+    args = []
+    for label in labels:
+        args += ["--sim", "%s=sim" % label]
+    peer = Peer(BRIDGE + args + ["--log-level", "info"])
+    peer.initialize()
+    end = time.monotonic() + 60
+    while len([t for t in peer.request("tools/list")["result"]["tools"]
+               if t["name"].endswith("_read_temperature")]) < len(labels):
+        assert time.monotonic() < end, peer.stderr()[-2000:]
+        time.sleep(0.1)
+    found = {"one": spread(peer, calls, labels), "eight": spread(peer, calls, labels, 8)}
+    others = ["%s_read_temperature" % label for label in labels[:-1]]
+    found["before"] = latencies(peer, others, 2.0)
+    pid = int(peer.stderr().split("sim board d started, pid ")[1].split()[0])
+    os.kill(pid, signal.SIGKILL)
+    found["during"] = latencies(peer, others, 2.0)   # d is dead, then restarting, meanwhile
+    restarted = "sim board d started, pid " in peer.stderr().split("sim board d exited")[-1]
+    found["restarted"] = restarted
+    peer.close()
+    return found
+
+
+def percentile(values, p):
+    return values[min(len(values) - 1, int(len(values) * p))] * 1000
 
 
 def sim_reset():
@@ -364,12 +426,25 @@ def limits():
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=2000)
-    parser.add_argument("--only", choices=("throughput", "recovery", "limits"))
+    parser.add_argument("--only", choices=("throughput", "boards", "recovery", "limits"))
     args = parser.parse_args()
     if args.only in (None, "throughput"):
         print("round trips (tools/call read_temperature), %d calls each:" % args.calls)
         for name, one, eight in throughput(args.calls):
             print("  %-58s %7.0f/s one at a time  %7.0f/s 8 in flight" % (name, one, eight))
+    if args.only in (None, "boards"):
+        found = four_boards(args.calls)
+        print("four boards behind one bridge (--sim a=sim ... --sim d=sim), %d calls spread over "
+              "them:" % args.calls)
+        print("  %-58s %7.0f/s one at a time  %7.0f/s 8 in flight"
+              % ("stdio -> bridge -> four ptys -> four boards", found["one"], found["eight"]))
+        for when in ("before", "during"):
+            took = found[when]
+            print("  a, b, c called one at a time, %-6s d is killed: %5d calls, median %.2f ms, "
+                  "p99 %.2f ms, max %.1f ms" % (when, len(took), percentile(took, 0.5),
+                                                percentile(took, 0.99), took[-1] * 1000))
+        print("  (d %s restarted by the bridge within those 2 s)"
+              % ("was" if found["restarted"] else "was not yet"))
     if args.only in (None, "recovery"):
         print("recovery, from the board process (re)started to the first successful call:")
         print("  --sim board killed (bridge restarts it)   %.3f s incl. 0.2 s restart pause"

@@ -74,9 +74,9 @@ class Bridge:
 class LineClient(lineclient.LineClient):
     # A raw JSON-RPC client on a bridge's stdio (the shared line client). Every stdout line must
     # be a JSON-RPC message: anything else lands in .noise, which the tests check stays empty.
-    def __init__(self, args, env=None):
+    def __init__(self, args, env=None, command=BRIDGE):
         lineclient.LineClient.__init__(self, timeout=20, **lineclient.child(
-            BRIDGE + list(args), cwd=REPO, env=env or clean_env()))
+            command + list(args), cwd=REPO, env=env or clean_env()))
         self.ids = itertools.count(0)   # id 0 first, as the Inspector sends
 
     wait_stderr = Bridge.wait_stderr

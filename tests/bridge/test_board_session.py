@@ -17,6 +17,7 @@ INIT_RESULT = {"protocolVersion": "2025-11-25", "serverInfo": {"name": "fake", "
 class FakeLink:
     device = "/dev/fake"
     mode = "json"
+    first_try = False
 
     def __init__(self, on_message, on_noise, on_state):
         self.connected = True

@@ -149,7 +149,8 @@ class BoardSession:
         self.on_request = on_request or (lambda msg: None)
         self.on_ready = on_ready
         self.on_lost = on_lost or (lambda: None)
-        self.state = "connected" if self.link.connected else "disconnected"
+        # A link opening for the first time (a board on the network) is worth waiting for.
+        self.state = "connected" if self.link.connected or self.link.first_try else "disconnected"
         self.ready = asyncio.Event()
         self.init_result = None
         self.fault = None           # why the board's initialize answers are unusable
@@ -400,7 +401,7 @@ class BoardSession:
 
     def _link_state(self, up):
         if up:
-            log.info("board port up; initializing")
+            log.info("board port %s up; initializing", self.link.device)
             self.state = "connected"
             self._start_init()
             return
@@ -582,9 +583,9 @@ class BoardSession:
             self._settle_limbo()
             self.state = "ready"
             info = self.init_result["serverInfo"]
-            log.info("board ready: %s %s, protocol %s, frames up to %d bytes", info.get("name"),
-                     info.get("version"), self.init_result.get("protocolVersion"),
-                     self.max_frame)
+            log.info("board ready: %s %s on %s, protocol %s, frames up to %d bytes",
+                     info.get("name"), info.get("version"), self.link.device,
+                     self.init_result.get("protocolVersion"), self.max_frame)
             if self.on_ready is not None:
                 try:
                     await self.on_ready()

@@ -107,7 +107,7 @@ class Handshake:
                 return err(INVALID_PARAMS, "Invalid params: level must be one of "
                            + ", ".join(LEVELS))
             session.level = LEVELS.index(params["level"])
-            await self.router.set_level(session, session.level)
+            self.router.set_level(session, session.level)
             return {"result": {}}
         if method in ("resources/subscribe", "resources/unsubscribe"):
             uri = params.get("uri")

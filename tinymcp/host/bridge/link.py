@@ -9,6 +9,7 @@ import errno
 import json
 import logging
 import os
+from urllib.parse import urlsplit
 
 import serial
 
@@ -55,10 +56,20 @@ def open_port(device, baud=115200):
 def check_url(device):
     # A malformed URL is refused at the start (exit 2); one that does not answer yet is
     # reached when it does.
+    if device.startswith("socket://"):
+        parts = urlsplit(device)
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
+        if parts.hostname and port:
+            return
+        raise PortError("%s is not a usable URL: a board on the network is socket://HOST:PORT "
+                        "(PORT 1..65535)" % device)
     try:
-        serial.serial_for_url(device, do_not_open=True).from_url(device)
-    except (serial.SerialException, ValueError, AttributeError) as e:
-        raise PortError("%s is not a port URL pyserial understands (socket://HOST:PORT): %s"
+        serial.serial_for_url(device, do_not_open=True)
+    except (serial.SerialException, ValueError) as e:
+        raise PortError("%s is not a URL pyserial understands: %s"
                         % (device, str(e).splitlines()[0] if str(e) else "malformed")) from None
 
 
@@ -162,6 +173,7 @@ class Link:
         self._lost = None
         self._closed = False
         self._refused = 0         # connections in a row the board refused (a wrong token)
+        self.first_try = port is None   # the port is about to be opened for the first time
         self.frames_in = 0
         self.mode = "json"        # how frames to the board are written; set by the board session
         self.cbor_in = 0          # good CBOR frames from the board
@@ -183,9 +195,13 @@ class Link:
                     else:
                         self.port = open_port(self.device, self.baud)
                 except PortError as e:
-                    log.debug("reopen: %s", e)
+                    log.log(logging.WARNING if self.first_try else logging.DEBUG, "%s", e)
+                    if self.first_try:   # it was worth waiting for; now it is missing
+                        self.first_try = False
+                        self.on_state(False)
                     await asyncio.sleep(self.reopen_interval)
                     continue
+                self.first_try = False
                 if self._closed:
                     self._drop_port()
                     return
@@ -204,7 +220,8 @@ class Link:
             finally:
                 self._drop_port()
             if not self._closed:
-                log.warning("port %s lost; waiting for it to come back", self.device)
+                log.log(logging.DEBUG if self._refused else logging.WARNING,
+                        "port %s lost; waiting for it to come back", self.device)
                 self.on_state(False)
                 if self._refused:   # a slow retry, never a tight loop
                     await asyncio.sleep(REFUSED_RETRY)

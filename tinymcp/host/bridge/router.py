@@ -327,29 +327,24 @@ class Router:
             board.subs.discard(own)
             background(board.session.call("resources/unsubscribe", {"uri": own}))
 
-    async def set_level(self, host, rank):
-        # A board has one logging level: the most verbose any host asked for.
+    def set_level(self, host, rank):
+        # A board has one logging level: the most verbose any host asked for. Each board is
+        # told on its own line, so a busy board holds up no other (nor the host's answer).
         self.levels[host] = rank
-        await self._push_level()
+        self._push_level()
 
     def forget(self, host):
         if self.levels.pop(host, None) is not None:
-            background(self._push_level())
+            self._push_level()
 
-    def _wanted_level(self):
-        if not self.levels:
-            return "info"   # what a host that never asked gets
-        return LEVELS[min(min(self.levels.values()), len(LEVELS) - 1)]
-
-    async def _push_level(self):
-        level = self._wanted_level()
-        calls = []
+    def _push_level(self):
+        level = LEVELS[min(min(self.levels.values()), len(LEVELS) - 1)] if self.levels else \
+            "info"   # what a host that never asked gets
         for board in self.boards:
             if board.level != level:
                 board.level = level   # a board that is not ready gets it when it is
                 if board.session.state == "ready":
-                    calls.append(board.session.call("logging/setLevel", {"level": level}))
-        await asyncio.gather(*calls)
+                    background(board.session.call("logging/setLevel", {"level": level}))
 
     # -- a board's lifecycle ----------------------------------------------------------------
 

@@ -126,7 +126,7 @@ class Stateless:
             session.log_levels[rid] = LEVELS.index(level)
             if session.log_levels[rid] < session.level:
                 session.level = session.log_levels[rid]   # the board must send that much
-                await self.router.set_level(session, session.level)
+                self.router.set_level(session, session.level)
         try:
             reply = await self._serve(session, rid, method, params, caps)
         finally:
