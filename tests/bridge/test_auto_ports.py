@@ -118,6 +118,8 @@ def test_boards_are_served_as_they_are_plugged_and_come_back_under_their_label(b
         two = client.call("sim-2_read_adc", channel=2)["result"]["structuredContent"]
         assert one["volts"] > 2.0 > 0.5 > two["volts"], (one, two)
 
+        assert client.request("resources/subscribe", {"uri": "sim+sensor://temperature"})[
+            "result"] == {}
         seen = len(changes(client))
         bench.unplug("one")                             # unplugged: its tools go
         names = until(client, lambda n: "sim_read_adc" not in n, "board one gone")
@@ -128,6 +130,13 @@ def test_boards_are_served_as_they_are_plugged_and_come_back_under_their_label(b
         bench.plug("one-again", PICO, "board-one")     # back, on another port: the same label
         until(client, lambda n: "sim_read_adc" in n, "board one back")
         assert "result" in client.call("sim_read_temperature")
+        client.notes.clear()                            # and subscribed again: updates flow
+        end = time.monotonic() + 30
+        while not [n for n in client.notes if n["method"] == "notifications/resources/updated"
+                   and n["params"]["uri"] == "sim+sensor://temperature"]:
+            assert time.monotonic() < end, client.notes
+            client.request("ping")
+            time.sleep(0.2)
         said = client.stderr()
         assert stranger not in said, said              # never probed
         assert said.count("not serving %s" % quiet) == 1   # asked again later, quietly

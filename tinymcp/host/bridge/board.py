@@ -647,7 +647,10 @@ class BoardSession:
             self.reset("the board is silent")
 
     def close(self):
+        # The bridge serves this board no more: what waits for it is answered now.
         for task in (self._init_task, self._probe_task):
             if task is not None:
                 task.cancel()
         self.link.close()
+        if self.state != "disconnected":
+            self._link_state(False)

@@ -128,10 +128,6 @@ class Discovery:
         log.info("--port auto: %s (%s) serves MCP", device, kind)
         self.served[device] = self.serve(device, port)
 
-    async def close(self):
-        for device in list(self.served):
-            await self.let_go(self.served.pop(device))
-
 
 def list_ports_text():
     # --list-ports: every serial port, with what its USB identity suggests.

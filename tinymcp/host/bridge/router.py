@@ -48,10 +48,10 @@ class Board:
     # One board behind the bridge: its label, the bridge's session with it, what it offers.
     def __init__(self, label):
         self.label = label        # None while unknown (a board found by --port auto)
+        self.named = label is not None   # given on the command line, not taken from the board
+        self.identity = None      # who the board said it was when it got its label
         self.session = None
         self.catalog = Catalog()
-        self.subs = set()         # the board's URIs it is subscribed to (replayed after a reset)
-        self.level = None         # the logging level last set on it
         self.listed = False       # hosts see its tools (with several boards: while it is ready)
         self.asks = {}            # the board's request id -> the host call it was put to
         self.stale = {}           # list kind -> True when it changed again while being learned
@@ -78,6 +78,9 @@ class Router:
         self.boards = []
         self.tokens = {}          # bridge progress token -> (board, host call, host's token)
         self.levels = {}          # host -> the level it asked for (an index in LEVELS)
+        self.level = None         # the level the boards are set to (None: never asked)
+        self.subs = {}            # label -> the board's own URIs subscribed there: replayed after
+                                  # its resets, and when it comes back (unplugged, found again)
         self.known = {}           # board identity -> its label: a board comes back under it
         self.telling = {}         # list kind -> True when it changed again while being told
         self._tokens = itertools.count(1)
@@ -121,11 +124,10 @@ class Router:
     def _labelled(self, label):
         return next((b for b in self.boards if b.label == label and label is not None), None)
 
-    def _name_for(self, board):
+    def _name_for(self, board, identity):
         # A label for a board that was given none: the one its identity had before, else one
         # made from its name ("tinymcp-rpi-pico" -> "rpi-pico", then "rpi-pico-2", ...).
         session = board.session
-        identity = session.identity or session.link.device
         taken = {b.label for b in self.boards if b is not board} | {
             label for who, label in self.known.items() if who != identity}
         label = self.known.get(identity)
@@ -317,14 +319,14 @@ class Router:
             return own   # the error
         reply = await board.session.call("resources/subscribe", {"uri": own}, retry=True)
         if "result" in reply:
-            board.subs.add(own)
+            self.subs.setdefault(board.label, set()).add(own)
         return reply
 
     def unsubscribe(self, uri):
         # The last host interested in a resource has gone.
         board, own = self._resource(uri)
-        if board is not None and own in board.subs:
-            board.subs.discard(own)
+        if board is not None and own in self.subs.get(board.label, ()):
+            self.subs[board.label].discard(own)
             background(board.session.call("resources/unsubscribe", {"uri": own}))
 
     def set_level(self, host, rank):
@@ -340,11 +342,12 @@ class Router:
     def _push_level(self):
         level = LEVELS[min(min(self.levels.values()), len(LEVELS) - 1)] if self.levels else \
             "info"   # what a host that never asked gets
+        if level == self.level:
+            return
+        self.level = level   # a board that is not ready gets it when it is
         for board in self.boards:
-            if board.level != level:
-                board.level = level   # a board that is not ready gets it when it is
-                if board.session.state == "ready":
-                    background(board.session.call("logging/setLevel", {"level": level}))
+            if board.session.state == "ready":
+                background(board.session.call("logging/setLevel", {"level": level}))
 
     # -- a board's lifecycle ----------------------------------------------------------------
 
@@ -352,11 +355,15 @@ class Router:
         # After every (re)initialize: the board forgot our level and subscriptions; what it
         # offers is learned again.
         session = board.session
-        if board.label is None and self.several:
-            board.label = self._name_for(board)
-        if board.level is not None:
-            await session.call("logging/setLevel", {"level": board.level}, internal=True)
-        for uri in list(board.subs):
+        identity = session.identity or session.link.device
+        if self.several and not board.named and identity != board.identity:
+            if board.listed:   # another board on the same port: the one before it has gone
+                board.listed = False
+                self._changed_all()
+            board.label, board.identity = self._name_for(board, identity), identity
+        if self.level is not None:
+            await session.call("logging/setLevel", {"level": self.level}, internal=True)
+        for uri in list(self.subs.get(board.label, ())):
             reply = await session.call("resources/subscribe", {"uri": uri}, internal=True)
             if "error" in reply:
                 log.warning("could not re-subscribe %s: %s", uri, reply["error"])
