@@ -39,15 +39,16 @@ class Peer(LineClient):
 CALL = {"name": "read_temperature", "arguments": {}}
 
 
-def round_trips(peer, calls, window=1):
-    # -> calls per second with `window` requests in flight.
-    for _ in range(20):
-        peer.request("tools/call", CALL)   # warm up
+def round_trips(peer, calls, window=1, tools=("read_temperature",)):
+    # -> calls per second with `window` requests in flight, to each of the tools in turn.
+    calls_to = [{"name": name, "arguments": {}} for name in tools]
+    for i in range(20):
+        peer.request("tools/call", calls_to[i % len(calls_to)])   # warm up
     start = time.perf_counter()
     sent = done = 0
     while done < calls:
         while sent < calls and sent - done < window:
-            peer.start("tools/call", CALL)
+            peer.start("tools/call", calls_to[sent % len(calls_to)])
             sent += 1
         msg = peer.message()
         if "method" not in msg:
@@ -87,24 +88,6 @@ def throughput(calls):
     return rows
 
 
-def spread(peer, calls, labels, window=1):
-    # -> calls per second with `window` requests in flight, the calls going to each board in turn.
-    names = ["%s_read_temperature" % label for label in labels]
-    for name in names * 5:
-        peer.request("tools/call", {"name": name, "arguments": {}})   # warm up
-    start = time.perf_counter()
-    sent = done = 0
-    while done < calls:
-        while sent < calls and sent - done < window:
-            peer.start("tools/call", {"name": names[sent % len(names)], "arguments": {}})
-            sent += 1
-        msg = peer.message()
-        if "method" not in msg:
-            assert "result" in msg, msg
-            done += 1
-    return calls / (time.perf_counter() - start)
-
-
 def latencies(peer, names, seconds):
     # -> the round trips (s) of calls to these tools, one at a time, for that long.
     took = []
@@ -132,8 +115,10 @@ def four_boards(calls):
                if t["name"].endswith("_read_temperature")]) < len(labels):
         assert time.monotonic() < end, peer.stderr()[-2000:]
         time.sleep(0.1)
-    found = {"one": spread(peer, calls, labels), "eight": spread(peer, calls, labels, 8)}
-    others = ["%s_read_temperature" % label for label in labels[:-1]]
+    spread = ["%s_read_temperature" % label for label in labels]
+    found = {"one": round_trips(peer, calls, 1, spread),
+             "eight": round_trips(peer, calls, 8, spread)}
+    others = spread[:-1]
     found["before"] = latencies(peer, others, 2.0)
     pid = int(peer.stderr().split("sim board d started, pid ")[1].split()[0])
     os.kill(pid, signal.SIGKILL)

@@ -83,7 +83,8 @@ class Host:
         self.capabilities = capabilities or {}
 
     async def request(self, rid, method, params=None):
-        self.session.receive({"jsonrpc": "2.0", "id": rid, "method": method, "params": params or {}})
+        self.session.receive({"jsonrpc": "2.0", "id": rid, "method": method,
+                              "params": params or {}})
         while True:
             for msg in self.got:
                 if msg.get("id") == rid and "method" not in msg:
