@@ -93,6 +93,24 @@ def test_two_simulated_boards_under_their_labels_over_stdio():
     asyncio.run(main())
 
 
+def test_two_boards_for_a_2026_07_28_host():
+    params = StdioServerParameters(command=bridge_script(), args=["--sim", "a=sim", "--sim",
+                                                                  "b=sim"], cwd=REPO,
+                                   env=clean_env())
+
+    async def main():
+        async with Client(params, mode="auto") as client:
+            assert client.protocol_version == "2026-07-28"
+            with anyio.fail_after(30):
+                while not {"a_read_adc", "b_read_adc"} <= await tool_names(client):
+                    await anyio.sleep(0.2)
+            adc = await client.call_tool("b_read_adc", {"channel": 1})
+            assert set(adc.structured_content) >= {"raw", "volts"}
+            read = await client.read_resource("a+sensor://temperature")
+            assert str(read.contents[0].uri) == "a+sensor://temperature"
+    asyncio.run(main())
+
+
 def test_a_busy_board_holds_up_no_other_and_its_tools_stay_listed():
     client = LineClient(["--sim", "a=" + TESTBOARD, "--sim", "b=" + TESTBOARD, "--timeout", "60"])
     try:

@@ -18,6 +18,7 @@ from tinymcp.host.bridge.host import capabilities, err
 log = logging.getLogger("tinymcp.bridge.stateless")
 
 LIST_TTL_MS = 60000     # lists change only with the firmware (and then list_changed says so)
+SEVERAL_LIST_TTL_MS = 5000   # with several boards, also as boards come and go
 READ_TTL_MS = 0         # readings go stale at once
 DISCOVER_WAIT = 5.0     # seconds server/discover waits for a board that is still booting
 # Methods of the handshake era only: a 2026-07-28 request for them is not found.
@@ -172,7 +173,8 @@ class Stateless:
                                **{SERVER_INFO_META_KEY: self.router.server_info()})
         if result["resultType"] == "complete":
             if method in LISTS or method == "server/discover":
-                result["ttlMs"], result["cacheScope"] = LIST_TTL_MS, "public"
+                result["ttlMs"] = SEVERAL_LIST_TTL_MS if self.router.several else LIST_TTL_MS
+                result["cacheScope"] = "public"
             elif method == "resources/read":
                 result["ttlMs"], result["cacheScope"] = READ_TTL_MS, "private"
         return {"result": result}
