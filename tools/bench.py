@@ -174,6 +174,11 @@ def pipelined(session, n, window):
             take = min(n, got + window)
             session.write(b"".join(frames[sent:take]))
             sent = take
+            if session.pending:   # answers the client read while it wrote
+                received += session.pending
+                got += session.pending.count(b"\n")
+                session.pending = b""
+                continue
         ready, _, _ = select.select((session.fd,), (), (), session.timeout)
         if not ready:
             raise TimeoutError("no answer from " + " ".join(session.proc.args))
