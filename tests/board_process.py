@@ -1,11 +1,11 @@
 # A board process (python or micropython running boards/<name>/main.py) driven over its stdio.
+import itertools
 import json
 import os
-import selectors
 import shutil
-import subprocess
 import sys
-import time
+
+from tinymcp.host.lineclient import LineClient, child
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MICROPYTHON = shutil.which("micropython")
@@ -29,72 +29,23 @@ def board_env():
     return env
 
 
-class BoardProcess:
+class BoardProcess(LineClient):
+    # The board's stdio through the shared line client; ids from 101, its stderr collected.
     def __init__(self, runtime, board="sim", heapsize=None):
-        self.proc = subprocess.Popen(board_command(runtime, board, heapsize), cwd=REPO,
-                                     env=board_env(), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.selector = selectors.DefaultSelector()
-        self.selector.register(self.proc.stdout, selectors.EVENT_READ)
-        self.pending = b""
-        self.next_id = 100
+        LineClient.__init__(self, **child(board_command(runtime, board, heapsize), cwd=REPO,
+                                          env=board_env()))
+        self.ids = itertools.count(101)
 
     def send_raw(self, data):
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
-
-    def send(self, msg):
-        self.send_raw(json.dumps(msg).encode() + b"\n")
+        self.write(data)
 
     def read_line(self, timeout=30.0):
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self.pending:
-            left = deadline - time.monotonic()
-            if left <= 0 or not self.selector.select(left):
-                raise TimeoutError("no line from the board within %.0f s" % timeout)
-            chunk = os.read(self.proc.stdout.fileno(), 65536)
-            if not chunk:
-                raise EOFError("board closed its output: " + self.proc.stderr.read().decode()[-500:])
-            self.pending += chunk
-        line, _, self.pending = self.pending.partition(b"\n")
-        return line
+        return self.line(timeout)
 
     def read(self, timeout=30.0):
-        return json.loads(self.read_line(timeout))
+        # The next line, which must be JSON.
+        return json.loads(self.line(timeout))
 
     def response(self, rid, timeout=30.0):
         # The response with this id; notifications on the way are skipped.
-        while True:
-            msg = self.read(timeout)
-            if "id" in msg and "method" not in msg and msg["id"] == rid:
-                return msg
-
-    def request(self, method, params=None, timeout=30.0):
-        self.next_id += 1
-        msg = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
-        if params is not None:
-            msg["params"] = params
-        self.send(msg)
-        return self.response(self.next_id, timeout)
-
-    def initialize(self, version="2025-11-25", capabilities=None):
-        res = self.request("initialize", {"protocolVersion": version,
-                                          "capabilities": capabilities or {},
-                                          "clientInfo": {"name": "tests", "version": "0"}})
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        return res
-
-    def close(self):
-        try:
-            self.proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.selector.close()
-        self.proc.stdout.close()
-        self.proc.stderr.close()
-        return self.proc.returncode
+        return self.wait(rid, timeout)

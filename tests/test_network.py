@@ -9,6 +9,7 @@ import time
 import pytest
 
 from tests.board_process import REPO, board_command, board_env, MICROPYTHON
+from tinymcp.host.lineclient import LineClient
 
 RUNTIMES = ["python", "micropython"]
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -46,34 +47,23 @@ def board(request):
     proc.stderr.close()
 
 
-class Client:
+class Client(LineClient):
+    # The shared line client on a TCP connection to the board, its token line first.
     def __init__(self, port, first=b"TOKEN s3cret\n"):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=20)
-        self.pending = b""
+        LineClient.__init__(self, self.sock.fileno(), timeout=20, closing=(self.sock,))
         if first:
-            self.sock.sendall(first)
-
-    def send(self, msg):
-        self.sock.sendall(json.dumps(msg).encode() + b"\n")
+            self.write(first)
 
     def read(self):
-        while b"\n" not in self.pending:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                return None
-            self.pending += chunk
-        line, _, self.pending = self.pending.partition(b"\n")
-        return json.loads(line)
+        # The next message, or None when the board ended the connection.
+        try:
+            return self.message()
+        except EOFError:
+            return None
 
     def request(self, rid, method, params=None):
-        msg = {"jsonrpc": "2.0", "id": rid, "method": method}
-        if params is not None:
-            msg["params"] = params
-        self.send(msg)
-        return self.read()
-
-    def close(self):
-        self.sock.close()
+        return self.wait(self.start(method, params, rid))
 
 
 def test_a_client_with_the_token_gets_a_session(board):
@@ -88,7 +78,7 @@ def test_a_client_with_the_token_gets_a_session(board):
 def test_the_token_and_the_first_request_may_arrive_in_one_write(board):
     port, _proc = board
     client = Client(port, first=None)
-    client.sock.sendall(b"TOKEN s3cret\r\n" + json.dumps(INIT).encode() + b"\n")
+    client.write(b"TOKEN s3cret\r\n" + json.dumps(INIT).encode() + b"\n")
     assert client.read()["id"] == 1
     client.close()
 

@@ -22,6 +22,11 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:   # run from a checkout, installed or not
+    sys.path.insert(0, ROOT)
+
+from tinymcp.host.lineclient import LineClient, child  # noqa: E402
+
 SUPPORT = os.path.join(ROOT, "tools", "bench_support")
 WASM_PACKAGE = "@micropython/micropython-webassembly-pyscript"
 BAUD = 115200
@@ -32,63 +37,30 @@ INITIALIZE = {"protocolVersion": "2025-11-25", "capabilities": {},
               "clientInfo": {"name": "tinymcp-bench", "version": "1"}}
 
 
-# -- a minimal JSON-lines MCP client over a child's stdio -------------------------------------
+# -- a JSON-lines MCP client over a child's stdio ---------------------------------------------
 
-class Session:
+class Session(LineClient):
+    # The shared line client on a child's stdio, with what the benchmark keeps: each method's
+    # bytes on the wire, the time to the first answer, the child's peak RSS.
     def __init__(self, cmd, env=None, timeout=15.0):
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        self.fd = self.proc.stdout.fileno()
-        self.pending = b""
-        self.timeout = timeout
-        self.next_id = 0
+        LineClient.__init__(self, timeout=timeout, **child(cmd, cwd=ROOT, env=env, stderr=False))
         self.sizes = {}  # method -> (request bytes, response bytes), newline included
 
-    def write(self, data):
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
-
-    def line(self, timeout=None):
-        deadline = time.monotonic() + (timeout or self.timeout)
-        while b"\n" not in self.pending:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError("no answer from " + " ".join(self.proc.args))
-            ready, _, _ = select.select((self.fd,), (), (), left)
-            if ready:
-                chunk = os.read(self.fd, 65536)
-                if not chunk:
-                    raise EOFError("the server closed its output")
-                self.pending += chunk
-        line, _, self.pending = self.pending.partition(b"\n")
-        return line
-
     def request(self, method, params=None, raw=None, key=None):
-        # -> the response to this request; notifications in between are skipped. Its size
-        # is kept under key (default: the method) for section (f).
-        self.next_id += 1
-        rid = self.next_id
-        msg = {"jsonrpc": "2.0", "id": rid, "method": method}
-        if params is not None:
-            msg["params"] = params
-        frame = raw if raw is not None else json.dumps(msg, separators=(",", ":")).encode()
-        self.write(frame + b"\n")
-        while True:
-            line = self.line()
-            try:
-                reply = json.loads(line)
-            except ValueError:
-                raise ValueError("not a JSON frame: %r" % line[:70]) from None
-            if "id" in reply and (reply["id"] == rid or raw is not None):
-                self.sizes[key or method] = (len(frame) + 1, len(line) + 1)
-                return reply
-
-    def notify(self, method, params=None):
-        msg = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            msg["params"] = params
-        self.write(json.dumps(msg).encode() + b"\n")
+        # -> the response to this request (raw: these bytes as the request, and the first
+        # response whatever its id); notifications in between are skipped. Its size is kept
+        # under key (default: the method) for section (f).
+        if raw is None:
+            reply = LineClient.request(self, method, params)
+        else:
+            self.write(raw + b"\n")
+            self.sent_bytes = len(raw) + 1
+            reply = self.message()
+            while "id" not in reply:
+                reply = self.message()
+        self.sizes[key or method] = (self.sent_bytes, self.received_bytes)
+        return reply
 
     def initialize(self):
         reply = self.request("initialize", INITIALIZE)
@@ -202,6 +174,11 @@ def pipelined(session, n, window):
             take = min(n, got + window)
             session.write(b"".join(frames[sent:take]))
             sent = take
+            if session.pending:   # answers the client read while it wrote
+                received += session.pending
+                got += session.pending.count(b"\n")
+                session.pending = b""
+                continue
         ready, _, _ = select.select((session.fd,), (), (), session.timeout)
         if not ready:
             raise TimeoutError("no answer from " + " ".join(session.proc.args))

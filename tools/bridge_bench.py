@@ -1,11 +1,11 @@
-# Measures the bridge: round trips per second direct vs through the bridge, recovery times, and
-# what hostile hosts and boards cost it (memory, and how soon each refusal comes).
-#   python tools/bridge_bench.py [--calls N] [--only throughput|recovery|limits]
+# Measures the bridge: round trips per second direct vs through the bridge, four boards behind one
+# bridge (and one of them killed meanwhile), recovery times, and what hostile hosts and boards
+# cost it (memory, and how soon each refusal comes).
+#   python tools/bridge_bench.py [--calls N] [--only throughput|boards|recovery|limits]
 #   (needs socat for the re-plug figures)
 import argparse
 import json
 import os
-import queue
 import shutil
 import signal
 import subprocess
@@ -13,95 +13,47 @@ import sys
 import tempfile
 import threading
 import time
-import tty
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if REPO not in sys.path:   # run from a checkout, installed or not
+    sys.path.insert(0, REPO)
+
+from tinymcp.host.lineclient import LineClient, child  # noqa: E402
+
 BRIDGE = [sys.executable, "-m", "tinymcp.host.bridge"]
 BOARD = [sys.executable, os.path.join(REPO, "boards", "sim", "main.py")]
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "bench", "version": "0"}}
 
 
-class Peer:
-    # A JSON-RPC peer on a subprocess's stdio: one request at a time, or a window of them.
-    # pty=True puts the process on a pseudo-terminal instead of pipes (a board on a tty).
+class Peer(LineClient):
+    # The shared line client on a subprocess's stdio, its stderr kept. pty=True puts the
+    # process on a pseudo-terminal instead of pipes (a board on a tty).
     def __init__(self, argv, pty=False):
-        self.err = tempfile.TemporaryFile()
-        if pty:
-            master, slave = os.openpty()
-            tty.setraw(slave)
-            self.proc = subprocess.Popen(argv, stdin=master, stdout=master, stderr=self.err,
-                                         cwd=REPO)
-            os.close(master)
-            self.writer = os.fdopen(slave, "wb")
-            self.reader = os.fdopen(os.dup(slave), "rb")
-        else:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=self.err, cwd=REPO)
-            self.writer, self.reader = self.proc.stdin, self.proc.stdout
-        self.inbox = queue.Queue()
-        self.next_id = 0
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        try:
-            for line in self.reader:
-                msg = json.loads(line)
-                if "method" not in msg:
-                    self.inbox.put(msg)
-        except OSError:  # EIO: the pty's other side closed
-            pass
-
-    def send(self, method, params=None):
-        self.next_id += 1
-        msg = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
-        if params is not None:
-            msg["params"] = params
-        self.writer.write(json.dumps(msg).encode() + b"\n")
-        self.writer.flush()
-        return self.next_id
-
-    def request(self, method, params=None, timeout=30):
-        rid = self.send(method, params)
-        while True:
-            msg = self.inbox.get(timeout=timeout)
-            if msg.get("id") == rid:
-                return msg
+        LineClient.__init__(self, **child(argv, cwd=REPO, pty=pty))
 
     def initialize(self):
-        self.request("initialize", INIT)
-        self.writer.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-        self.writer.flush()
-
-    def stderr(self):
-        self.err.seek(0)
-        return self.err.read().decode(errors="replace")
-
-    def close(self):
-        self.writer.close()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        return LineClient.initialize(self, client="bench")
 
 
 CALL = {"name": "read_temperature", "arguments": {}}
 
 
-def round_trips(peer, calls, window=1):
-    # -> calls per second with `window` requests in flight.
-    for _ in range(20):
-        peer.request("tools/call", CALL)   # warm up
+def round_trips(peer, calls, window=1, tools=("read_temperature",)):
+    # -> calls per second with `window` requests in flight, to each of the tools in turn.
+    calls_to = [{"name": name, "arguments": {}} for name in tools]
+    for i in range(20):
+        peer.request("tools/call", calls_to[i % len(calls_to)])   # warm up
     start = time.perf_counter()
     sent = done = 0
     while done < calls:
         while sent < calls and sent - done < window:
-            peer.send("tools/call", CALL)
+            peer.start("tools/call", calls_to[sent % len(calls_to)])
             sent += 1
-        msg = peer.inbox.get(timeout=30)
-        assert "result" in msg, msg
-        done += 1
+        msg = peer.message()
+        if "method" not in msg:
+            assert "result" in msg, msg
+            done += 1
     return calls / (time.perf_counter() - start)
 
 
@@ -134,6 +86,51 @@ def throughput(calls):
                  round_trips(bridged, calls), round_trips(bridged, calls, 8)))
     bridged.close()
     return rows
+
+
+def latencies(peer, names, seconds):
+    # -> the round trips (s) of calls to these tools, one at a time, for that long.
+    took = []
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        for name in names:
+            start = time.perf_counter()
+            reply = peer.request("tools/call", {"name": name, "arguments": {}})
+            assert "result" in reply, reply
+            took.append(time.perf_counter() - start)
+    return sorted(took)
+
+
+def four_boards(calls):
+    # Four simulated boards behind one bridge: calls spread over them, then one board killed
+    # (the bridge restarts it) while the other three are called. -> a dict of figures.
+    labels = ("a", "b", "c", "d")
+    args = []
+    for label in labels:
+        args += ["--sim", "%s=sim" % label]
+    peer = Peer(BRIDGE + args + ["--log-level", "info"])
+    peer.initialize()
+    end = time.monotonic() + 60
+    while len([t for t in peer.request("tools/list")["result"]["tools"]
+               if t["name"].endswith("_read_temperature")]) < len(labels):
+        assert time.monotonic() < end, peer.stderr()[-2000:]
+        time.sleep(0.1)
+    spread = ["%s_read_temperature" % label for label in labels]
+    found = {"one": round_trips(peer, calls, 1, spread),
+             "eight": round_trips(peer, calls, 8, spread)}
+    others = spread[:-1]
+    found["before"] = latencies(peer, others, 2.0)
+    pid = int(peer.stderr().split("sim board d started, pid ")[1].split()[0])
+    os.kill(pid, signal.SIGKILL)
+    found["during"] = latencies(peer, others, 2.0)   # d is dead, then restarting, meanwhile
+    restarted = "sim board d started, pid " in peer.stderr().split("sim board d exited")[-1]
+    found["restarted"] = restarted
+    peer.close()
+    return found
+
+
+def percentile(values, p):
+    return values[min(len(values) - 1, int(len(values) * p))] * 1000
 
 
 def sim_reset():
@@ -337,14 +334,13 @@ def refusals():
              {"name": "read_adc", "arguments": json.loads("[" * 100 + "]" * 100)})):
         took, msg = timed(lambda: peer.request(method, params))
         rows.append((what, took, msg.get("error", {}).get("code")))
-    peer.next_id += 1
+    rid = next(peer.ids)
     start = time.perf_counter()
-    peer.writer.write(b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":'
-                      b'"read_adc","arguments":{"channel":1e999}}}\n' % peer.next_id)
-    peer.writer.flush()
-    msg = peer.inbox.get(timeout=60)
+    peer.write(b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":'
+               b'"read_adc","arguments":{"channel":1e999}}}\n' % rid)
+    msg = peer.wait(rid, 60)
     rows.append(("stdio: 1e999 in the arguments", time.perf_counter() - start,
-                 (msg.get("id") == peer.next_id) and msg.get("error", {}).get("code")))
+                 msg.get("error", {}).get("code")))
     peer.close()
     bridge = HttpBridge("--sim", TESTBOARD, "--timeout", "60")
     try:
@@ -415,12 +411,25 @@ def limits():
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=2000)
-    parser.add_argument("--only", choices=("throughput", "recovery", "limits"))
+    parser.add_argument("--only", choices=("throughput", "boards", "recovery", "limits"))
     args = parser.parse_args()
     if args.only in (None, "throughput"):
         print("round trips (tools/call read_temperature), %d calls each:" % args.calls)
         for name, one, eight in throughput(args.calls):
             print("  %-58s %7.0f/s one at a time  %7.0f/s 8 in flight" % (name, one, eight))
+    if args.only in (None, "boards"):
+        found = four_boards(args.calls)
+        print("four boards behind one bridge (--sim a=sim ... --sim d=sim), %d calls spread over "
+              "them:" % args.calls)
+        print("  %-58s %7.0f/s one at a time  %7.0f/s 8 in flight"
+              % ("stdio -> bridge -> four ptys -> four boards", found["one"], found["eight"]))
+        for when in ("before", "during"):
+            took = found[when]
+            print("  a, b, c called one at a time, %-6s d is killed: %5d calls, median %.2f ms, "
+                  "p99 %.2f ms, max %.1f ms" % (when, len(took), percentile(took, 0.5),
+                                                percentile(took, 0.99), took[-1] * 1000))
+        print("  (d %s restarted by the bridge within those 2 s)"
+              % ("was" if found["restarted"] else "was not yet"))
     if args.only in (None, "recovery"):
         print("recovery, from the board process (re)started to the first successful call:")
         print("  --sim board killed (bridge restarts it)   %.3f s incl. 0.2 s restart pause"

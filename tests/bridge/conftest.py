@@ -1,19 +1,18 @@
 # Bridge test helpers: bridge processes, a raw line client, socat links, Node and the Inspector.
-import json
+import itertools
 import os
-import queue
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 import anyio
 import pytest
 
 from tests.needs import missing
+from tinymcp.host import lineclient
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BRIDGE = [sys.executable, "-m", "tinymcp.host.bridge"]
@@ -72,74 +71,20 @@ class Bridge:
                     f.close()
 
 
-class LineClient(Bridge):
-    # A raw JSON-RPC client on a bridge's stdio. Every stdout line must be a JSON-RPC message:
-    # anything else lands in .garbage, which the tests check stays empty.
-    def __init__(self, args, env=None):
-        Bridge.__init__(self, args, env=env)
-        self.inbox = queue.Queue()
-        self.garbage = []
-        self.notes = []
-        self.ids = iter(range(0, 1 << 30))   # id 0 first, as the Inspector sends
-        self._early = {}
-        threading.Thread(target=self._read, daemon=True).start()
+class LineClient(lineclient.LineClient):
+    # A raw JSON-RPC client on a bridge's stdio (the shared line client). Every stdout line must
+    # be a JSON-RPC message: anything else lands in .noise, which the tests check stays empty.
+    def __init__(self, args, env=None, command=BRIDGE):
+        lineclient.LineClient.__init__(self, timeout=20, **lineclient.child(
+            command + list(args), cwd=REPO, env=env or clean_env()))
+        self.ids = itertools.count(0)   # id 0 first, as the Inspector sends
 
-    def _read(self):
-        for line in self.proc.stdout:
-            try:
-                msg = json.loads(line)
-                assert type(msg) is dict and msg.get("jsonrpc") == "2.0"
-            except (ValueError, AssertionError):
-                self.garbage.append(line)
-                continue
-            self.inbox.put(msg)
-        self.inbox.put(None)
-
-    def send(self, msg):
-        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def start(self, method, params=None):
-        rid = next(self.ids)
-        msg = {"jsonrpc": "2.0", "id": rid, "method": method}
-        if params is not None:
-            msg["params"] = params
-        self.send(msg)
-        return rid
-
-    def wait(self, rid, timeout=20):
-        if rid in self._early:
-            return self._early.pop(rid)
-        end = time.monotonic() + timeout
-        while True:
-            left = end - time.monotonic()
-            if left <= 0:
-                raise AssertionError("no answer to id %r in %gs; stderr:\n%s"
-                                     % (rid, timeout, self.stderr()[-3000:]))
-            try:
-                msg = self.inbox.get(timeout=left)
-            except queue.Empty:
-                continue
-            if msg is None:
-                raise AssertionError("bridge closed stdout; stderr:\n" + self.stderr()[-3000:])
-            if "method" in msg:
-                self.notes.append(msg)
-            elif msg.get("id") == rid:
-                return msg
-            else:
-                self._early[msg.get("id")] = msg
-
-    def request(self, method, params=None, timeout=20):
-        return self.wait(self.start(method, params), timeout)
-
-    def call(self, tool, timeout=20, **arguments):
-        return self.request("tools/call", {"name": tool, "arguments": arguments}, timeout)
+    wait_stderr = Bridge.wait_stderr
+    stop = Bridge.stop
 
     def initialize(self):
-        reply = self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                            "clientInfo": {"name": "pytest", "version": "0"}})
+        reply = lineclient.LineClient.initialize(self, client="pytest")
         assert "result" in reply, reply
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return reply["result"]
 
 

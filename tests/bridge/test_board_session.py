@@ -1,10 +1,12 @@
 # The board session and the line parser on their own: a fake link stands in for the serial port.
 import asyncio
+import functools
 import json
 
 from tinymcp.host.bridge.board import BoardSession
-from tinymcp.host.bridge.hub import Hub
+from tinymcp.host.bridge.hosts import Hosts
 from tinymcp.host.bridge.link import parse_line
+from tinymcp.host.bridge.router import Router
 
 NOT_INITIALIZED = {"code": -32600, "message": "Server not initialized: send initialize first",
                    "data": {"reason": "not-initialized"}}
@@ -15,12 +17,20 @@ INIT_RESULT = {"protocolVersion": "2025-11-25", "serverInfo": {"name": "fake", "
 class FakeLink:
     device = "/dev/fake"
     mode = "json"
+    first_try = False
 
-    def __init__(self):
+    def __init__(self, on_message, on_noise, on_state):
         self.connected = True
         self.sent = []
         self.raw = []  # bytes for the board's REPL (restarts)
-        self.on_message = self.on_noise = self.on_state = None
+        self.on_message, self.on_noise, self.on_state = on_message, on_noise, on_state
+        self.closed = asyncio.Event()
+
+    async def run(self):
+        await self.closed.wait()
+
+    def close(self):
+        self.closed.set()
 
     def encode(self, msg):
         return json.dumps(msg).encode() + b"\n"
@@ -56,13 +66,48 @@ async def settle():
 
 
 async def ready_board(timeout=5.0):
-    link = FakeLink()
-    board = BoardSession(link, timeout)
+    board = BoardSession(FakeLink, timeout)
+    link = board.link
     board.start()
     await settle()
     link.answer(link.last("initialize"), INIT_RESULT)
     await asyncio.wait_for(board.ready.wait(), 1)
     return link, board
+
+
+class Host:
+    # A host session on the bridge's hosts' side, what it is sent collected.
+    def __init__(self, hosts, capabilities=None):
+        self.got = []
+        self.session = hosts.open_session(lambda msg, related=None: self.got.append(msg), "test")
+        self.capabilities = capabilities or {}
+
+    async def request(self, rid, method, params=None):
+        self.session.receive({"jsonrpc": "2.0", "id": rid, "method": method,
+                              "params": params or {}})
+        while True:
+            for msg in self.got:
+                if msg.get("id") == rid and "method" not in msg:
+                    self.got.remove(msg)
+                    return msg
+            await asyncio.sleep(0.01)
+
+    async def initialize(self, version="2025-11-25"):
+        reply = await self.request(0, "initialize", {"protocolVersion": version,
+                                                     "capabilities": self.capabilities})
+        assert "result" in reply, reply
+        return reply["result"]
+
+
+async def bridge_with_a_board(timeout=5.0):
+    # The hosts' side over a router with one board on a fake link, ready -> (hosts, link, board).
+    hosts = Hosts(functools.partial(Router, False), timeout)
+    board = hosts.router.add(None, functools.partial(BoardSession, FakeLink, timeout)).session
+    board.start()
+    await settle()
+    board.link.answer(board.link.last("initialize"), INIT_RESULT)
+    await asyncio.wait_for(board.ready.wait(), 1)
+    return hosts, board.link, board
 
 
 def run(coro):
@@ -173,10 +218,9 @@ def test_an_unplugged_board_fails_calls_at_once_and_comes_back():
 
 def test_an_echoing_repl_is_not_taken_for_requests_from_the_board():
     async def main():
-        link = FakeLink()
-        board = BoardSession(link, 5)
         asked = []
-        board.on_request = asked.append
+        board = BoardSession(FakeLink, 5, on_request=asked.append)
+        link = board.link
         board.start()
         await settle()
         link.on_message(dict(link.last("initialize")))   # the REPL echoes our frame back
@@ -194,9 +238,8 @@ def test_an_echoing_repl_is_not_taken_for_requests_from_the_board():
 def test_a_board_locked_into_the_2026_era_is_restarted_unless_told_not_to():
     for allowed in (True, False):
         async def main():
-            link = FakeLink()
-            board = BoardSession(link, 5)
-            board.restart_boards = allowed
+            board = BoardSession(FakeLink, 5, restart=allowed)
+            link = board.link
             board.start()
             await settle()
             link.answer(link.last("initialize"), error={
@@ -210,13 +253,11 @@ def test_a_board_locked_into_the_2026_era_is_restarted_unless_told_not_to():
 
 def test_subscriptions_are_replayed_after_a_reset():
     async def main():
-        link, board = await ready_board()
-        hub = Hub(board)
-        session = hub.open_session(lambda msg, related=None: None, "test")
-        await hub.dispatch(session, 0, "initialize", {"protocolVersion": "2025-06-18"})
-        assert session.version == "2025-06-18"
-        sub = asyncio.ensure_future(hub.dispatch(session, 1, "resources/subscribe",
-                                                 {"uri": "sensor://t"}))
+        hosts, link, board = await bridge_with_a_board()
+        host = Host(hosts)
+        await host.initialize("2025-06-18")
+        assert host.session.version == "2025-06-18"
+        sub = asyncio.ensure_future(host.request(1, "resources/subscribe", {"uri": "sensor://t"}))
         await settle()
         first = link.last("resources/subscribe")
         link.answer(first)
@@ -234,12 +275,10 @@ def test_subscriptions_are_replayed_after_a_reset():
 
 def test_a_reset_during_the_replay_starts_over():
     async def main():
-        link, board = await ready_board()
-        hub = Hub(board)
-        session = hub.open_session(lambda msg, related=None: None, "test")
-        await hub.dispatch(session, 0, "initialize", {"protocolVersion": "2025-11-25"})
-        sub = asyncio.ensure_future(hub.dispatch(session, 1, "resources/subscribe",
-                                                 {"uri": "sensor://t"}))
+        hosts, link, board = await bridge_with_a_board()
+        host = Host(hosts)
+        await host.initialize()
+        sub = asyncio.ensure_future(host.request(1, "resources/subscribe", {"uri": "sensor://t"}))
         await settle()
         link.answer(link.last("resources/subscribe"))
         await sub
@@ -263,13 +302,10 @@ def test_a_reset_during_the_replay_starts_over():
 
 def test_a_board_request_during_the_bridges_own_request_is_refused():
     async def main():
-        link, board = await ready_board()
-        hub = Hub(board)
-        asked = []
-        session = hub.open_session(lambda msg, related=None: asked.append(msg), "test")
-        await hub.dispatch(session, 0, "initialize", {"protocolVersion": "2025-11-25",
-                                                      "capabilities": {"sampling": {}}})
-        sub = asyncio.ensure_future(hub.subscribe(session, "sensor://t"))   # no host owns it
+        hosts, link, board = await bridge_with_a_board()
+        host = Host(hosts, {"sampling": {}})
+        await host.initialize()
+        sub = asyncio.ensure_future(hosts.subs.add(host.session, "sensor://t"))   # no host owns it
         await settle()
         assert board.running().method == "resources/subscribe"
         link.on_message({"jsonrpc": "2.0", "id": "s", "method": "sampling/createMessage",
@@ -277,9 +313,9 @@ def test_a_board_request_during_the_bridges_own_request_is_refused():
         await settle()
         refusal = [m for m in link.sent if m.get("id") == "s"]
         assert refusal and refusal[0]["error"]["code"] == -32601
-        assert asked == []
+        assert host.got == []
         link.answer(link.last("resources/subscribe"))
-        assert await sub is True
+        assert await sub == {"result": {}}
         assert board.running() is None
     run(main())
 

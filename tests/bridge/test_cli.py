@@ -73,14 +73,13 @@ def test_stdio_ids_come_back_exactly(line_client):
         assert "result" in reply
     client.send({"jsonrpc": "2.0", "id": 1, "method": "no/such/method"})
     assert client.wait(1)["error"]["code"] == -32601
-    client.proc.stdin.write(b"{not json\n")
-    client.proc.stdin.flush()
+    client.write(b"{not json\n")
     assert client.wait(None)["error"]["code"] == -32700
     client.send({"jsonrpc": "2.0", "id": [1], "method": "ping"})
     assert client.wait(None)["error"]["code"] == -32600
     client.send({"jsonrpc": "1.0", "id": 5, "method": "ping"})
     assert client.wait(5)["error"]["code"] == -32600
-    assert client.garbage == []
+    assert client.noise == []
 
 
 def test_requests_before_initialize_and_unknown_probe(line_client):
@@ -146,7 +145,7 @@ def test_host_cancellation_reaches_the_board(line_client):
                  "params": {"requestId": rid, "reason": "user"}})
     assert "result" in client.call("read_temperature", timeout=8)
     time.sleep(0.3)
-    assert rid not in client._early   # a cancelled request gets no response
+    assert rid not in client.early   # a cancelled request gets no response
 
 
 def test_sim_board_that_dies_is_restarted(line_client):

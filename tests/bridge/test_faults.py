@@ -55,7 +55,7 @@ def test_noise_and_tracebacks_on_the_line_never_reach_the_host(bridge):
     for _ in range(3):
         assert ok(client.call("read_temperature"))
     assert ok(client.call("read_adc", channel=2))
-    assert client.garbage == []
+    assert client.noise == []
     assert all(n["method"].startswith("notifications/") for n in client.notes)
 
 
@@ -74,7 +74,7 @@ def test_boot_banner_means_a_reset_and_subscriptions_are_replayed(bridge):
         assert time.monotonic() < end, "no resources/updated after the re-initialize"
         client.request("ping")
         time.sleep(0.2)
-    assert client.garbage == []
+    assert client.noise == []
 
 
 def test_board_killed_with_a_call_in_flight_then_restarted(bridge):
@@ -98,7 +98,7 @@ def test_board_killed_with_a_call_in_flight_then_restarted(bridge):
         client.request("ping")
         time.sleep(0.2)
     assert client.proc.poll() is None
-    assert client.garbage == []
+    assert client.noise == []
 
 
 def test_link_torn_down_and_recreated(bridge):
@@ -116,7 +116,7 @@ def test_link_torn_down_and_recreated(bridge):
     assert all(bridge_error(r) for r in before), before
     assert client.proc.poll() is None and client.proc.pid == pid
     assert "port" in client.stderr() and "lost" in client.stderr()
-    assert client.garbage == []
+    assert client.noise == []
 
 
 def test_a_micropython_board_on_the_line_killed_and_restarted(socat_board, line_client):
@@ -139,7 +139,7 @@ def test_a_micropython_board_on_the_line_killed_and_restarted(socat_board, line_
         board.kill()
         board.start()
         until(client, ok, 30, "calls succeed after the MicroPython board restarted")
-        assert client.garbage == []
+        assert client.noise == []
     finally:
         board.kill()
 
@@ -172,7 +172,7 @@ def test_a_board_left_in_the_2026_era_by_another_client_is_restarted(socat_board
         assert client.initialize()["serverInfo"]["name"] == "tinymcp-sim"
         until(client, ok, 30, "calls succeed once the board was restarted")
         assert "restarting the board's main.py" in client.stderr()
-        assert client.garbage == []
+        assert client.noise == []
     finally:
         os.killpg(firmware.proc.pid, 9)
         firmware.proc.wait(10)

@@ -6,46 +6,20 @@
 import base64
 import json
 import os
-import queue
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
 
 from tests.bridge.conftest import BRIDGE, REPO, clean_env
 from tests.bridge_cbor.binboard import KIB
+from tinymcp.host.lineclient import LineClient
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUDGET = {"byte": 40.0, "bit": 20.0}   # seconds of requests
 LEAST_EXACT = {"byte": 10, "bit": 0}
 BRIDGE_ERRORS = {(-32001, "timeout"), (-32000, "reset"), (-32000, "not-serving")}
-
-
-class Host:
-    # A JSON-lines MCP host on the bridge's stdio.
-    def __init__(self, proc):
-        self.proc = proc
-        self.lines = queue.Queue()
-        self.next_id = 0
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.proc.stdout:
-            self.lines.put(json.loads(line))
-
-    def request(self, method, params, timeout=30):
-        self.next_id += 1
-        rid = self.next_id
-        msg = {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
-        self.proc.stdin.write((json.dumps(msg) + "\n").encode())
-        self.proc.stdin.flush()
-        end = time.monotonic() + timeout
-        while True:
-            msg = self.lines.get(timeout=max(0.01, end - time.monotonic()))
-            if msg.get("id") == rid:
-                return msg
 
 
 def judge(expected, reply):
@@ -74,11 +48,9 @@ def test_no_corrupted_response_ever_reaches_the_host(tmp_path, per):
                                             "--log-level", "info"],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=bridge_err,
                                   cwd=REPO, env=clean_env())
-        host = Host(bridge)
-        init = host.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                           "clientInfo": {"name": "noisy", "version": "0"}}, 60)
+        host = LineClient(bridge.stdout.fileno(), bridge.stdin.fileno())
+        init = host.initialize(client="noisy")
         assert "result" in init, init  # the bridge answers it, before or after the board is up
-        host.proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
         assert "experimental" not in init["result"]["capabilities"]
         outcomes = []
         start = time.monotonic()

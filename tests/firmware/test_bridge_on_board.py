@@ -115,4 +115,4 @@ def test_a_soft_reset_mid_session_is_recovered(sim_elf, boot, line_client):
     type_at(board.port, b"\x04")   # ...and a soft reset at the REPL runs main.py again
     calls_succeed(client)
     assert client.request("tools/list")["result"]["tools"]
-    assert not client.garbage
+    assert not client.noise

@@ -122,4 +122,4 @@ def test_board_messages_that_are_not_json_rpc_are_dropped(fake_board, stdio_brid
     assert host.request("ping")["result"] == {}
     assert not [n for n in host.notes if n["method"] == "notifications/whatever"]
     assert not [n for n in host.notes if n["method"] == "notifications/message"]
-    assert host.garbage == []
+    assert host.noise == []

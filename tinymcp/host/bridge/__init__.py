@@ -1,1 +1,2 @@
-# tinymcp-bridge: a board on a serial port served to MCP hosts over stdio or Streamable HTTP.
+# tinymcp-bridge: boards (serial ports, USB found as plugged, the network) served to MCP hosts
+# over stdio or Streamable HTTP.

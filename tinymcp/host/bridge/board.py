@@ -129,19 +129,28 @@ class BoardSession:
     restart_every_s = 30.0  # at most one restart of a board that does not serve per this long
     restart_settle_s = 3.0  # after a restart: the board's main.py has this long to start serving
     repl_probe_s = 5.0      # at the REPL without a restart: an empty line this often, to notice
-    restart_boards = True   # --no-restart: never send the board 0x03 / Ctrl-D
 
-    def __init__(self, link, timeout=10.0, client_info=None, link_mode="json"):
-        self.link = link
+    def __init__(self, connect, timeout=10.0, link_mode="json", restart=True, client_info=None,
+                 on_notification=None, on_request=None, on_ready=None, on_lost=None):
+        # connect(on_message, on_noise, on_state) -> the link to the board. The callbacks:
+        # on_notification(msg) and on_request(msg) for what the board sends; async on_ready()
+        # after each initialize (before requests flow: the replay); on_lost() when a ready
+        # session ends (a reset, an unplug).
+        self.link = connect(on_message=self._message, on_noise=self._noise,
+                            on_state=self._link_state)
         self.timeout = timeout
         self.link_mode = link_mode  # json | auto (CBOR if the board offers it) | cbor (same, or warn)
+        self.restart_boards = restart  # False (--no-restart): never send the board 0x03 / Ctrl-D
         self.board_link = False     # the board offered CBOR frames in its last initialize
         self.max_frame = DEFAULT_MAX_FRAME  # the longest frame the board reads, as it said
+        self.identity = None        # who the board says it is (its link offer's "id")
         self.client_info = client_info or {"name": "tinymcp-bridge", "version": "0.1.0"}
-        link.on_message = self._message
-        link.on_noise = self._noise
-        link.on_state = self._link_state
-        self.state = "connected" if link.connected else "disconnected"
+        self.on_notification = on_notification or (lambda msg: None)
+        self.on_request = on_request or (lambda msg: None)
+        self.on_ready = on_ready
+        self.on_lost = on_lost or (lambda: None)
+        # A link opening for the first time (a board on the network) is worth waiting for.
+        self.state = "connected" if self.link.connected or self.link.first_try else "disconnected"
         self.ready = asyncio.Event()
         self.init_result = None
         self.fault = None           # why the board's initialize answers are unusable
@@ -157,9 +166,6 @@ class BoardSession:
         self._repl_warned = False
         self._restarted_at = None
         self.restarts = 0
-        self.on_notification = lambda msg: None
-        self.on_request = lambda msg: None
-        self.on_ready = None    # async fn(): replays subscriptions etc. after each initialize
 
     # -- requests -------------------------------------------------------------------------
 
@@ -395,10 +401,11 @@ class BoardSession:
 
     def _link_state(self, up):
         if up:
-            log.info("board port up; initializing")
+            log.info("board port %s up; initializing", self.link.device)
             self.state = "connected"
             self._start_init()
             return
+        was_ready = self.state == "ready"
         self.state = "disconnected"
         self.ready.clear()
         self._order.clear()
@@ -409,8 +416,15 @@ class BoardSession:
             del self.pending[p.id]
             p.settle(error(DISCONNECTED, "Board disconnected: %s went away while the request "
                            "was in flight" % self.link.device, "disconnected"))
+        if was_ready:
+            self.on_lost()
 
     # -- lifecycle --------------------------------------------------------------------------
+
+    async def run(self):
+        # For as long as the bridge serves the board: its link, which initializes it each time
+        # the port comes up.
+        await self.link.run()
 
     def start(self):
         if self.link.connected:
@@ -433,6 +447,8 @@ class BoardSession:
         # While an initialize is on the wire the board answers everything sent before it
         # first, so that one still settles the limbo; a reset during the replay starts over.
         self._start_init(restart=was_ready)
+        if was_ready:
+            self.on_lost()
 
     def _start_init(self, restart=True):
         # restart: abandon an initialize in progress (the board it was talking to is gone).
@@ -548,6 +564,7 @@ class BoardSession:
             self._bad_inits = 0
             offer = self._take_offer(msg["result"])
             cbor = offer.get("cbor") is True
+            self.identity = offer["id"] if type(offer.get("id")) is str else None
             if want_cbor and not cbor_next:
                 if cbor:
                     cbor_next = True  # once more as a CBOR frame: that answer passes a CRC
@@ -566,9 +583,9 @@ class BoardSession:
             self._settle_limbo()
             self.state = "ready"
             info = self.init_result["serverInfo"]
-            log.info("board ready: %s %s, protocol %s, frames up to %d bytes", info.get("name"),
-                     info.get("version"), self.init_result.get("protocolVersion"),
-                     self.max_frame)
+            log.info("board ready: %s %s on %s, protocol %s, frames up to %d bytes",
+                     info.get("name"), info.get("version"), self.link.device,
+                     self.init_result.get("protocolVersion"), self.max_frame)
             if self.on_ready is not None:
                 try:
                     await self.on_ready()
@@ -630,6 +647,10 @@ class BoardSession:
             self.reset("the board is silent")
 
     def close(self):
+        # The bridge serves this board no more: what waits for it is answered now.
         for task in (self._init_task, self._probe_task):
             if task is not None:
                 task.cancel()
+        self.link.close()
+        if self.state != "disconnected":
+            self._link_state(False)

@@ -1,6 +1,8 @@
-# tinymcp-bridge: command line, exit codes, and the wiring of link, board session, hub and fronts.
-import argparse
+# tinymcp-bridge: the command line, exit codes, and the wiring: each board's link and session
+# under one router, the hosts' side over it, and the fronts (stdio, HTTP, the demo).
 import asyncio
+import collections
+import functools
 import logging
 import os
 import shutil
@@ -8,32 +10,34 @@ import signal
 import socket
 import sys
 
-from tinymcp.host.bridge.link import Link, PortError, open_port
+from tinymcp.host.args import Parser
+from tinymcp.host.bridge.catalog import LABEL, slug
+from tinymcp.host.bridge.link import Link, PortError, check_url, is_url, open_port
 
 log = logging.getLogger("tinymcp.bridge")
 
 TOKEN_ENV = "TINYMCP_BRIDGE_TOKEN"
-# USB ids of boards that usually run MicroPython (vendor, or vendor:product).
-MICROPYTHON_USB = {0x2E8A: "Raspberry Pi (Pico)", 0x303A: "Espressif native USB",
-                   0xF055: "MicroPython (pyboard)", 0x239A: "Adafruit", 0x1A86: "WCH CH34x UART",
-                   0x10C4: "Silicon Labs CP210x UART", 0x0403: "FTDI UART"}
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        # One line, exit 2 (the contract), instead of argparse's usage block.
-        self.exit(2, "tinymcp-bridge: %s (see --help)\n" % message)
+BOARD_TOKEN_ENV = "TINYMCP_BOARD_TOKEN"
+# One board of the command line: kind "port" (a device or a URL), "sim" or "auto".
+Spec = collections.namedtuple("Spec", "label kind target given")
 
 
 def build_parser():
     p = Parser(prog="tinymcp-bridge",
-               description="Serve a tinymcp board on a serial port to MCP hosts over stdio "
-                           "or Streamable HTTP.")
-    src = p.add_mutually_exclusive_group()
-    src.add_argument("--port", metavar="DEVICE", help="the board's serial port, e.g. /dev/ttyACM0")
-    src.add_argument("--sim", nargs="?", const="sim", metavar="BOARD",
-                     help="run boards/BOARD/main.py (default: sim) behind a pseudo-terminal")
-    src.add_argument("--list-ports", action="store_true", help="list serial ports and exit")
+               description="Serve tinymcp boards (serial ports, the network, simulated) to MCP "
+                           "hosts over stdio or Streamable HTTP.")
+    p.add_argument("--port", action="append", default=[], metavar="[LABEL=]DEVICE",
+                   help="a board's serial port (/dev/ttyACM0), a pyserial URL (socket://HOST:PORT: "
+                        "a board on the network), or auto: every MicroPython USB board, now or "
+                        "later. Repeatable; LABEL (a-z, 0-9, -) names the board")
+    p.add_argument("--sim", action="append", default=[], nargs="?", const="sim",
+                   metavar="[LABEL=]BOARD",
+                   help="run boards/BOARD/main.py (default: sim) behind a pseudo-terminal. "
+                        "Repeatable")
+    p.add_argument("--list-ports", action="store_true", help="list serial ports and exit")
+    p.add_argument("--board-token", metavar="TOKEN",
+                   help="what boards on the network (socket://) require first. Every local user "
+                        "can read a command line: prefer $%s" % BOARD_TOKEN_ENV)
     p.add_argument("--baud", type=int, default=115200, help="baud rate (default 115200)")
     p.add_argument("--http", metavar="[HOST:]PORT",
                    help="serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio "
@@ -69,22 +73,73 @@ def parse_http(value):
 
 
 def list_ports(out):
-    from serial.tools import list_ports as lp
-    ports = sorted(lp.comports(), key=lambda p: p.device)
-    if not ports:
-        print("no serial ports found", file=out)
-    for port in ports:
-        line = port.device
-        if port.vid is not None:
-            hint = MICROPYTHON_USB.get(port.vid, "")
-            line += "  usb %04x:%04x" % (port.vid, port.pid or 0)
-            line += "  %s" % (port.product or port.description or "")
-            if hint:
-                line += "  <- likely a MicroPython board (%s)" % hint
-        elif port.description and port.description != "n/a":
-            line += "  " + port.description
-        print(line.rstrip(), file=out)
+    from tinymcp.host.bridge.discovery import list_ports_text
+    for line in list_ports_text():
+        print(line, file=out)
     return 0
+
+
+def board_specs(args):
+    # -> ([Spec], several: whether tools carry labels); ValueError with the reason for a bad
+    # board argument.
+    specs = []
+    for kind, values in (("port", args.port), ("sim", args.sim)):
+        for given in values:
+            label, sep, target = given.partition("=")
+            if not sep or "/" in label or ":" in label:
+                label, target = None, given
+            elif not LABEL.match(label):
+                raise ValueError("board label %r: a-z, 0-9 and -, a letter first, at most 24"
+                                 % label)
+            if kind == "port" and target == "auto":
+                if label:
+                    raise ValueError("--port auto takes no label: each board it finds gets its "
+                                     "own, from its name")
+                kind = "auto"
+            specs.append(Spec(label, kind, target, given))
+    if sum(spec.kind == "auto" for spec in specs) > 1:
+        raise ValueError("--port auto is given once")
+    labels = [spec.label for spec in specs if spec.label]
+    for label in labels:
+        if labels.count(label) > 1:
+            raise ValueError("two boards are labelled %r" % label)
+    several = len(specs) > 1 or any(spec.kind == "auto" for spec in specs)
+    if several:   # a simulated board without a label is named after its board folder
+        for i, spec in enumerate(specs):
+            if spec.kind == "sim" and not spec.label:
+                base, n, label = slug(os.path.basename(spec.target.rstrip("/")), "sim"), 1, None
+                while label is None or label in labels:
+                    label = base if n == 1 else "%s-%d" % (base, n)
+                    n += 1
+                labels.append(label)
+                specs[i] = spec._replace(label=label)
+    return specs, several
+
+
+def open_boards(specs, baud):
+    # -> [(spec, device, open port or None, SimBoard or None)]. A serial port that cannot be
+    # opened now is a PortError (exit 2); a URL is checked for its form only, and reached when
+    # it answers (a board on the network comes and goes).
+    from tinymcp.host.bridge.sim import SimBoard
+    opened = []
+    try:
+        for spec in specs:
+            if spec.kind == "sim":
+                sim = SimBoard(spec.target, identity=spec.label)
+                opened.append((spec, ) + sim.open() + (sim,))
+            elif spec.kind == "port" and is_url(spec.target):
+                check_url(spec.target)
+                opened.append((spec, spec.target, None, None))
+            elif spec.kind == "port":
+                opened.append((spec, spec.target, open_port(spec.target, baud), None))
+    except PortError:
+        for _spec, _device, port, sim in opened:
+            if port is not None:
+                port.close()
+            if sim is not None:
+                sim.close()
+        raise
+    return opened
 
 
 def _listen(host, port):
@@ -102,23 +157,25 @@ def _listen(host, port):
 
 
 def main(argv=None):
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=getattr(logging, args.log_level.upper()),
                         format="tinymcp-bridge %(levelname)s %(name)s: %(message)s")
     if args.list_ports:
         return list_ports(sys.stdout)
-    if args.port is None and args.sim is None:
-        build_parser().error("say which board: --port DEVICE, or --sim for the simulated board")
+    if not args.port and not args.sim:
+        parser.error("say which board: --port DEVICE, or --sim for the simulated board")
+    try:
+        specs, several = board_specs(args)
+    except ValueError as e:
+        parser.error(str(e))
     if args.timeout <= 0:
-        build_parser().error("--timeout must be positive")
-    if args.token is not None:
-        log.warning("--token is visible to every local user in the process list; set $%s "
-                    "instead", TOKEN_ENV)
-    else:
-        args.token = os.environ.get(TOKEN_ENV) or None
+        parser.error("--timeout must be positive")
+    args.token = _secret(args.token, "--token", TOKEN_ENV)
+    args.board_token = _secret(args.board_token, "--board-token", BOARD_TOKEN_ENV)
     http = None
     sock = None
-    sim = None
+    opened = []
     try:
         if args.http:
             try:
@@ -130,12 +187,7 @@ def main(argv=None):
                 raise PortError("binding %s (not loopback) needs a token: --token or $%s"
                                 % (http[0], TOKEN_ENV))
             sock = _listen(*http)
-        if args.sim is not None:
-            from tinymcp.host.bridge.sim import SimBoard
-            sim = SimBoard(args.sim)
-            device, port = sim.open()
-        else:
-            device, port = args.port, open_port(args.port, args.baud)
+        opened = open_boards(specs, args.baud)
     except PortError as e:
         print("tinymcp-bridge: %s" % e, file=sys.stderr)
         if sock is not None:
@@ -143,13 +195,22 @@ def main(argv=None):
         return 2
     demo = args.demo or (sys.stdin.isatty() and not args.http)
     try:
-        asyncio.run(run(args, device, port, sim, http, sock, demo))
+        asyncio.run(run(args, specs, several, opened, http, sock, demo))
     except KeyboardInterrupt:
         pass
     finally:
-        if sim is not None:
-            sim.close()
+        for _spec, _device, _port, sim in opened:
+            if sim is not None:
+                sim.close()
     return 0
+
+
+def _secret(given, option, env):
+    if given is not None:
+        log.warning("%s is visible to every local user in the process list; set $%s instead",
+                    option, env)
+        return given
+    return os.environ.get(env) or None
 
 
 def _ended(task):
@@ -164,30 +225,50 @@ def _command():
     return shutil.which("tinymcp-bridge") or "tinymcp-bridge"
 
 
-async def run(args, device, port, sim, http, sock, demo):
+async def run(args, specs, several, opened, http, sock, demo):
     from tinymcp.host.bridge.board import BoardSession
-    from tinymcp.host.bridge.hub import Hub
+    from tinymcp.host.bridge.hosts import Hosts
+    from tinymcp.host.bridge.router import Router
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stopping.set)
-    link = Link(device, args.baud, port)
-    board = BoardSession(link, args.timeout, link_mode=args.link)
-    board.restart_boards = not args.no_restart
-    hub = Hub(board)
-    tasks = [loop.create_task(link.run())]
-    if sim is not None:
-        tasks.append(loop.create_task(sim.run(board)))
+
+    def session_for(device, port):
+        # -> make_session(**callbacks) for the router: the board's link and session.
+        return functools.partial(BoardSession,
+                                 functools.partial(Link, device, args.baud, port,
+                                                   args.board_token),
+                                 args.timeout, link_mode=args.link, restart=not args.no_restart)
+
+    hosts = Hosts(functools.partial(Router, several), args.timeout)
+    router = hosts.router
+    sims = []
+    for spec, device, port, sim in opened:
+        board = router.add(spec.label, session_for(device, port))
+        if sim is not None:
+            board.run(sim.run(board.session))
+            sims.append(sim)
+    tasks = []
+    if any(spec.kind == "auto" for spec in specs):
+        from tinymcp.host.bridge.discovery import Discovery
+        named = {os.path.realpath(device) for _spec, device, _port, _sim in opened}
+        discovery = Discovery(args.baud,
+                              serve=lambda device, port: router.add(None,
+                                                                    session_for(device, port)),
+                              let_go=router.remove,
+                              taken=lambda device: os.path.realpath(device) in named)
+        tasks.append(loop.create_task(discovery.run()))
     for task in tasks:   # these run for as long as the bridge does: an end is a bug, said
         task.add_done_callback(_ended)
-    board.start()
     fronts = []
     http_front = None
     if http is not None:
         from tinymcp.host.bridge.http import serve_http
         host, number = http
         number = sock.getsockname()[1]
-        http_front = loop.create_task(serve_http(hub, sock, host, number, args.token, stopping))
+        http_front = loop.create_task(serve_http(hosts, router.listing, sock, host, number,
+                                                 args.token, stopping))
         fronts.append(http_front)
         shown = "[%s]" % host if ":" in host else host
         print("tinymcp-bridge: serving http://%s:%d/mcp" % (shown, number), file=sys.stderr,
@@ -197,15 +278,18 @@ async def run(args, device, port, sim, http, sock, demo):
             flush=True)
     if demo:
         from tinymcp.host.bridge.demo import run_demo, snippet
-        if sim is not None:
-            print("tinymcp-bridge: simulated board %s on %s\n" % (sim.main, device),
-                  file=sys.stderr)
-        print(snippet(_command(), ["--sim"] if sim is not None else ["--port", device]),
-              file=sys.stderr)
-        fronts.append(loop.create_task(run_demo(hub, args.demo_seconds)))
+        config = []
+        for spec, device, _port, sim in opened:
+            if sim is not None:
+                print("tinymcp-bridge: simulated board %s on %s" % (sim.main, device),
+                      file=sys.stderr)
+            config += ["--sim"] if spec.given == "sim" and len(specs) == 1 else [
+                "--" + ("sim" if spec.kind == "sim" else "port"), spec.given]
+        print("\n" + snippet(_command(), config or ["--port", "auto"]), file=sys.stderr)
+        fronts.append(loop.create_task(run_demo(hosts, args.demo_seconds)))
     elif http is None:
         from tinymcp.host.bridge.stdio import serve_stdio
-        fronts.append(loop.create_task(serve_stdio(hub)))
+        fronts.append(loop.create_task(serve_stdio(hosts)))
     stop = loop.create_task(stopping.wait())
     try:
         # stdio ends at EOF, a timed demo after its seconds, everything on SIGINT/SIGTERM.
@@ -220,11 +304,10 @@ async def run(args, device, port, sim, http, sock, demo):
                 task.cancel()
         # The HTTP front ends its sessions and closes its streams before it returns.
         await asyncio.wait(fronts, timeout=5)
-        if sim is not None:
-            sim.stop()
-            await sim.wait_stopped()
-        link.close()
-        board.close()
         for task in tasks + [stop]:
             task.cancel()
+        for sim in sims:
+            sim.stop()
+        await asyncio.gather(*(sim.wait_stopped() for sim in sims))
+        await router.close()
         await asyncio.gather(*tasks, stop, return_exceptions=True)

@@ -16,8 +16,9 @@ from starlette.responses import JSONResponse, Response
 
 log = logging.getLogger("tinymcp.bridge.dashboard")
 
-# One board as the dashboard sees it: its label (None while the bridge serves one board) and the
+# One board as the dashboard sees it: its label (None for a lone board given none) and the
 # bridge's session with it (state, init_result, and call(method, params, retry=...) -> message).
+# The router's boards have the same two attributes.
 Board = collections.namedtuple("Board", "label session")
 
 CHARTS_ENV = "TINYMCP_CHARTS_DIR"
@@ -59,11 +60,6 @@ def charts_dir():
                               "dist")
     wanted = [os.path.join(folder, name) for name, _ in CHART_FILES.values()]
     return folder if all(os.path.isfile(path) for path in wanted) else None
-
-
-def single_board(hub):
-    # The boards behind today's bridge: the hub's one board session, unlabelled.
-    return lambda: [Board(None, hub.board)]
 
 
 def _contents(result):

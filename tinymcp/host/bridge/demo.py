@@ -58,13 +58,13 @@ def summary(method, result):
 
 
 class DemoClient:
-    def __init__(self, hub, out=None):
+    def __init__(self, hosts, out=None):
         self.out = out or sys.stderr
         self.width = max(60, shutil.get_terminal_size((100, 20)).columns) - 1
         self.waiting = {}
         self.ids = itertools.count(0)   # id 0 first, as the Inspector does: ids pass back exactly
         self.updates = asyncio.Queue()
-        self.session = hub.open_session(self._receive, "demo")
+        self.session = hosts.open_session(self._receive, "demo")
 
     def say(self, arrow, text):
         line = "%s %s" % (arrow, text)
@@ -102,10 +102,10 @@ class DemoClient:
         self.session.receive({"jsonrpc": "2.0", "method": method})
 
 
-async def run_demo(hub, seconds=None, out=None):
+async def run_demo(hosts, seconds=None, out=None):
     # Initialize, list and call every tool, read and subscribe to every resource, then show
     # updates as they arrive until `seconds` pass (forever when None).
-    client = DemoClient(hub, out)
+    client = DemoClient(hosts, out)
     loop = asyncio.get_running_loop()
     end = None if seconds is None else loop.time() + seconds
     try:

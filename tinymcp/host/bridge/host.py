@@ -3,28 +3,41 @@ import asyncio
 import itertools
 import logging
 
-from tinymcp.protocol import LEVELS, METHOD_NOT_FOUND, INVALID_REQUEST, INVALID_PARAMS  # noqa: F401
+from tinymcp.protocol import INTERNAL_ERROR, INVALID_REQUEST, LEVELS
 
 log = logging.getLogger("tinymcp.bridge.host")
+
+# What the bridge offers before a board has ever answered (it is unplugged at start).
+DEFAULT_CAPABILITIES = {"tools": {"listChanged": True},
+                        "resources": {"subscribe": True, "listChanged": True}}
 
 
 def err(code, message):
     return {"error": {"code": code, "message": message}}
 
 
+def capabilities(init):
+    # The capabilities hosts are told, from the boards' initialize result.
+    caps = init.get("capabilities") or DEFAULT_CAPABILITIES
+    return dict(caps, logging={})  # the bridge always answers logging/setLevel
+
+
 class HostSession:
     # One MCP client. send(msg, related=None) delivers a message to it; related is the id of
     # the client's request a message belongs to (Streamable HTTP routes it to that stream).
+    # serve(session, id, method, params) -> the reply to a request; notified(session, method,
+    # params) for a notification; closed(session) once it has ended.
 
-    def __init__(self, hub, send, label, unanswered=None):
-        self.hub = hub
+    def __init__(self, send, label, serve, notified, closed, unanswered=None):
         self.send = send
         self.label = label
+        self._serve_request = serve
+        self._notified = notified
+        self._closed = closed
         self.unanswered = unanswered or (lambda rid: None)
         self.initialized = False
-        self.era = None            # "handshake" after initialize, "modern" (2026-07-28)
+        self.era = None            # "handshake" after initialize, or "stateless" (2026-07-28)
         self.log_levels = {}       # 2026-07-28: request id -> the logLevel it asked for
-        self.listens = {}          # 2026-07-28: listen request id -> what it was granted
         self.initializing = None   # future while an initialize is being answered
         self.version = None
         self.client_caps = {}
@@ -63,7 +76,7 @@ class HostSession:
         params = msg.get("params")
         if "id" not in msg:
             if params is None or type(params) is dict:
-                self.hub.host_notification(self, method, params or {})
+                self._notified(self, method, params or {})
             else:
                 log.debug("dropped %s from %s: params is not an object", method, self.label)
             return
@@ -77,13 +90,13 @@ class HostSession:
 
     async def _serve(self, rid, method, params):
         try:
-            reply = await self.hub.dispatch(self, rid, method, params)
+            reply = await self._serve_request(self, rid, method, params)
         except asyncio.CancelledError:
             self.unanswered(rid)   # the host cancelled it: no response goes out
             return
         except Exception as e:
             log.exception("serving %s", method)
-            reply = err(-32603, "Internal error in the bridge: %s" % e)
+            reply = err(INTERNAL_ERROR, "Internal error in the bridge: %s" % e)
         finally:
             self.tasks.pop(rid, None)
         if self.closed:
@@ -116,5 +129,5 @@ class HostSession:
             task.cancel()
         for future in self.outgoing.values():
             if not future.done():
-                future.set_result({"error": {"code": -32603, "message": "the host went away"}})
-        self.hub.session_closed(self)
+                future.set_result(err(INTERNAL_ERROR, "the host went away"))
+        self._closed(self)

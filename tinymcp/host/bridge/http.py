@@ -20,11 +20,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from tinymcp.protocol import HEADER_MISMATCH, VERSIONS
+from tinymcp.protocol import HEADER_MISMATCH, STATELESS, VERSIONS
 
 from tinymcp.host.bridge.guard import MESSAGE, Connection, Guard, connection_cap, \
     quiet_accept_errors, reject
-from tinymcp.host.bridge.modern import MODERN, is_modern
+from tinymcp.host.bridge.stateless import is_stateless
 
 log = logging.getLogger("tinymcp.bridge.http")
 
@@ -125,8 +125,8 @@ class HttpFront:
     # ASGI app for /mcp, behind the Guard: checks the protocol version, then hands the request
     # to that session's SDK transport; a session is created by an initialize.
 
-    def __init__(self, hub):
-        self.hub = hub
+    def __init__(self, hosts):
+        self.hosts = hosts
         self.sessions = {}   # session id -> SDK transport
         self.used = {}       # session id -> when a request last came for it
         self.busy = collections.Counter()   # session id -> its requests being served
@@ -153,18 +153,18 @@ class HttpFront:
             return
         request = Request(scope, receive)
         version = request.headers.get("mcp-protocol-version")
-        if version is not None and version not in VERSIONS and version != MODERN:
+        if version is not None and version not in VERSIONS and version != STATELESS:
             await reject(400, "Bad Request: unsupported MCP-Protocol-Version %r (supported: %s)"
                           % (version[:40], ", ".join(VERSIONS)))(scope, receive, send)
             return
         sid = request.headers.get("mcp-session-id")
         msg = scope.get(MESSAGE)
-        if sid is None and version == MODERN:
+        if sid is None and version == STATELESS:
             # 2026-07-28: one self-contained POST per request; no session, no GET stream.
             if request.method != "POST":
                 await Response(status_code=405, headers={"Allow": "POST"})(scope, receive, send)
                 return
-            await self._modern(request, msg, scope, receive, send)
+            await self._stateless(request, msg, scope, receive, send)
             return
         if sid is not None:
             transport = self.sessions.get(sid)
@@ -206,9 +206,9 @@ class HttpFront:
     async def _open_session(self, request, msg, scope, receive, send):
         # Only an initialize may open a session; anything else without a session id is refused
         # before a transport exists, so a probe (server/discover) leaves nothing behind.
-        if type(msg) is dict and "id" in msg and is_modern(msg.get("method"), msg.get("params")):
+        if type(msg) is dict and "id" in msg and is_stateless(msg.get("method"), msg.get("params")):
             # A 2026-07-28 request without its MCP-Protocol-Version header: the checks say so.
-            await self._modern(request, msg, scope, receive, send)
+            await self._stateless(request, msg, scope, receive, send)
             return
         if type(msg) is not dict or msg.get("method") != "initialize":
             await reject(400, "Bad Request: Missing session ID")(scope, receive, send)
@@ -233,7 +233,7 @@ class HttpFront:
             self._forget(sid)
             await transport.terminate()
 
-    async def _modern(self, request, msg, scope, receive, send):
+    async def _stateless(self, request, msg, scope, receive, send):
         # One 2026-07-28 request: its headers checked against its body, then served by a host
         # session of its own; the answer is JSON, or an SSE stream once a notification comes.
         has_json, has_sse = check_accept_headers(request)
@@ -261,10 +261,10 @@ class HttpFront:
             await reject(ERROR_CODE_HTTP_STATUS.get(code, 400), verdict.message, code=code,
                           rid=rid, data=verdict.data)(scope, receive, send)
             return
-        label = "http %s %s" % (MODERN, str(rid)[:16])
+        label = "http %s %s" % (STATELESS, str(rid)[:16])
         out = Outbox(label)
-        session = self.hub.open_session(lambda m, related=None: out.put(m, "id" not in m), label)
-        session.era = "modern"
+        session = self.hosts.open_session(lambda m, related=None: out.put(m, "id" not in m), label)
+        session.era = "stateless"
         session.receive(msg)
         gone = asyncio.ensure_future(_disconnected(receive))
         streaming = False
@@ -329,7 +329,7 @@ class HttpFront:
             if callback is not None:
                 self.tg.start_soon(callback)
 
-        session = self.hub.open_session(send, "http " + sid[:8], unanswered)
+        session = self.hosts.open_session(send, "http " + sid[:8], unanswered)
         transport.negotiated = lambda: session.version
         try:
             async with transport.connect() as (read, write), anyio.create_task_group() as tg:
@@ -378,13 +378,14 @@ async def _disconnected(receive):
         pass
 
 
-async def serve_http(hub, sock, host, port, token, stopping):
-    # Serve on an already bound socket until `stopping` (an asyncio.Event) is set.
-    from tinymcp.host.bridge.dashboard import Dashboard, single_board
+async def serve_http(hosts, boards, sock, host, port, token, stopping):
+    # Serve on an already bound socket until `stopping` (an asyncio.Event) is set; boards() ->
+    # the boards the dashboard shows.
+    from tinymcp.host.bridge.dashboard import Dashboard
     loop = asyncio.get_running_loop()
     quiet_accept_errors(loop)
-    front = HttpFront(hub)
-    dashboard = Dashboard(single_board(hub))
+    front = HttpFront(hosts)
+    dashboard = Dashboard(boards)
     app = Guard(Starlette(routes=[Route("/mcp", front)] + dashboard.routes(),
                           lifespan=front.lifespan), host, port, token, public=dashboard.public)
     Connection.cap = connection_cap()

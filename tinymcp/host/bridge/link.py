@@ -1,5 +1,7 @@
-# The serial link to a board: exclusive open, newline framing, noise filter, reopen after a re-plug.
-# Frames are JSON lines, or CBOR link frames once the board session switches mode to "cbor".
+# The link to a board: a serial port (exclusive open) or a pyserial URL such as socket://HOST:PORT
+# (a board on the network, its token presented first); newline framing, noise filter, reopen
+# after a re-plug or a dropped connection. Frames are JSON lines, or CBOR link frames once the
+# board session switches mode to "cbor".
 import asyncio
 import base64
 import collections
@@ -7,10 +9,11 @@ import errno
 import json
 import logging
 import os
+from urllib.parse import urlsplit
 
 import serial
 
-from tinymcp import cborlink
+from tinymcp import cborlink, protocol
 
 from tinymcp.host.bridge.lines import TOO_LONG, LineSplitter
 
@@ -21,21 +24,53 @@ MAX_BACKLOG = 1 << 20       # bytes queued for a board that does not read before
 _JSONRPC = b'{"jsonrpc"'
 
 
+REFUSED_RETRY = 15.0        # seconds before a board that refused the token is tried again
+
+
 class PortError(Exception):
     # An unusable port; the message says what to do about it (one line, for the CLI).
     pass
 
 
+def is_url(device):
+    # socket://HOST:PORT, rfc2217://... : pyserial's URL handlers, not a device path.
+    return "://" in device
+
+
 def open_port(device, baud=115200):
-    # -> an open, non-blocking serial.Serial, or PortError with a useful reason.
+    # -> an open, non-blocking serial.Serial, or PortError with a useful reason. A URL may
+    # block while it connects: the link opens those in a thread.
     try:
-        port = serial.Serial(device, baud, timeout=0, write_timeout=0, exclusive=True)
+        if is_url(device):
+            port = serial.serial_for_url(device, baud, timeout=0, write_timeout=0)
+        else:
+            port = serial.Serial(device, baud, timeout=0, write_timeout=0, exclusive=True)
     except serial.SerialException as e:
         raise PortError(_explain(device, e)) from None
     except (OSError, ValueError) as e:
         raise PortError(_explain(device, e)) from None
     os.set_blocking(port.fileno(), False)
     return port
+
+
+def check_url(device):
+    # A malformed URL is refused at the start (exit 2); one that does not answer yet is
+    # reached when it does.
+    if device.startswith("socket://"):
+        parts = urlsplit(device)
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
+        if parts.hostname and port:
+            return
+        raise PortError("%s is not a usable URL: a board on the network is socket://HOST:PORT "
+                        "(PORT 1..65535)" % device)
+    try:
+        serial.serial_for_url(device, do_not_open=True)
+    except (serial.SerialException, ValueError) as e:
+        raise PortError("%s is not a URL pyserial understands: %s"
+                        % (device, str(e).splitlines()[0] if str(e) else "malformed")) from None
 
 
 def _explain(device, e):
@@ -52,6 +87,9 @@ def _explain(device, e):
                 "open; close that program and retry" % device)
     if code == errno.ENOTTY or "Inappropriate ioctl" in text:
         return "%s is not a serial port" % device
+    if is_url(device):
+        return "cannot reach %s: %s" % (device, text.splitlines()[0] if text else
+                                        e.__class__.__name__)
     return "cannot open %s: %s" % (device, text.splitlines()[0] if text else e.__class__.__name__)
 
 
@@ -113,16 +151,20 @@ def to_link(msg):
 
 class Link:
     # Owns the port. Calls on_message(dict) per frame, on_noise(bytes) per other line and
-    # on_state(connected: bool) when the port appears or goes away.
-    reopen_interval = 0.25
+    # on_state(connected: bool) when the port appears or goes away. token: what a board on the
+    # network wants first on every connection (its TOKEN line); serial ports never get it.
 
-    def __init__(self, device, baud=115200, port=None):
+    def __init__(self, device, baud=115200, port=None, token=None, *, on_message, on_noise,
+                 on_state):
         self.device = device
         self.baud = baud
         self.port = port
-        self.on_message = lambda msg: None
-        self.on_noise = lambda line: None
-        self.on_state = lambda up: None
+        self.network = is_url(device)
+        self.token = token if self.network else None
+        self.reopen_interval = 1.0 if self.network else 0.25
+        self.on_message = on_message
+        self.on_noise = on_noise
+        self.on_state = on_state
         self._lines = LineSplitter(MAX_LINE)
         self._urgent = collections.deque()   # frames to write before the queue: cancels, pings
         self._queue = collections.deque()    # frames in the order the board should read them
@@ -130,6 +172,8 @@ class Link:
         self._writing = None                 # what is left of the frame being written
         self._lost = None
         self._closed = False
+        self._refused = 0         # connections in a row the board refused (a wrong token)
+        self.first_try = port is None   # the port is about to be opened for the first time
         self.frames_in = 0
         self.mode = "json"        # how frames to the board are written; set by the board session
         self.cbor_in = 0          # good CBOR frames from the board
@@ -145,15 +189,29 @@ class Link:
         while not self._closed:
             if self.port is None:
                 try:
-                    self.port = open_port(self.device, self.baud)
+                    if self.network:   # a connect may take seconds: never on the loop
+                        self.port = await loop.run_in_executor(None, open_port, self.device,
+                                                               self.baud)
+                    else:
+                        self.port = open_port(self.device, self.baud)
                 except PortError as e:
-                    log.debug("reopen: %s", e)
+                    log.log(logging.WARNING if self.first_try else logging.DEBUG, "%s", e)
+                    if self.first_try:   # it was worth waiting for; now it is missing
+                        self.first_try = False
+                        self.on_state(False)
                     await asyncio.sleep(self.reopen_interval)
                     continue
+                self.first_try = False
+                if self._closed:
+                    self._drop_port()
+                    return
                 log.info("port %s opened", self.device)
             self._lost = loop.create_future()
             fd = self.port.fileno()
             loop.add_reader(fd, self._readable)
+            if self.network:   # the token first, on every connection
+                self.write(("%s%s\n" % (protocol.TOKEN_LINE, self.token or "")).encode(),
+                           urgent=True)
             # A newline first: a half frame the board holds from before ends, and is ignored.
             self.write(b"\n", urgent=True)
             self.on_state(True)
@@ -162,8 +220,11 @@ class Link:
             finally:
                 self._drop_port()
             if not self._closed:
-                log.warning("port %s lost; waiting for it to come back", self.device)
+                log.log(logging.DEBUG if self._refused else logging.WARNING,
+                        "port %s lost; waiting for it to come back", self.device)
                 self.on_state(False)
+                if self._refused:   # a slow retry, never a tight loop
+                    await asyncio.sleep(REFUSED_RETRY)
 
     def _drop_port(self):
         port, self.port = self.port, None
@@ -225,10 +286,24 @@ class Link:
             self.on_noise(noise)
         if msg is not None:
             self.frames_in += 1
+            if msg.get("id") is None and protocol.reason(msg) == protocol.UNAUTHORIZED:
+                self._unauthorized()
+                return
+            if self._refused:
+                log.info("%s accepted the token", self.device)
+                self._refused = 0
             try:
                 self.on_message(msg)
             except Exception:  # one odd frame must not cost the frames behind it
                 log.exception("handling a frame from the board: %s", str(msg)[:200])
+
+    def _unauthorized(self):
+        # The board on the network refused the token: said once, then tried again slowly.
+        self._refused += 1
+        log.log(logging.ERROR if self._refused == 1 else logging.DEBUG,
+                "%s refused the bridge: %s token (--board-token or $TINYMCP_BOARD_TOKEN); "
+                "trying again every %g s", self.device, "a wrong" if self.token else "no",
+                REFUSED_RETRY)
 
     def _cbor(self, line):
         try:

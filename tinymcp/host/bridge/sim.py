@@ -41,9 +41,13 @@ class SimBoard:
     # so a board that dies and restarts looks like a UART board that reset: the port stays.
     restart_delay = 0.2
 
-    def __init__(self, name="sim", python=None):
+    def __init__(self, name="sim", python=None, identity=None):
+        # identity: who the board says it is (boards/sim takes $TINYMCP_SIM_ID), so that a
+        # restarted process comes back as the same board.
         self.main = find_board(name)
         self.python = python or sys.executable
+        self.env = dict(os.environ, TINYMCP_SIM_ID=identity) if identity else None
+        self.name = identity or self.main.parent.name
         self.master = None
         self.device = None
         self.proc = None
@@ -69,18 +73,19 @@ class SimBoard:
             try:
                 self.proc = await asyncio.create_subprocess_exec(
                     self.python, str(self.main), stdin=self.master, stdout=self.master,
-                    cwd=str(REPO), start_new_session=True, preexec_fn=_die_with_parent)
+                    cwd=str(REPO), env=self.env, start_new_session=True,
+                    preexec_fn=_die_with_parent)
             except OSError as e:   # EMFILE, EAGAIN: the machine is short of something; retry
                 log.warning("cannot start the sim board (%s); retrying", e)
                 quick_deaths += 1
                 await asyncio.sleep(min(5.0, self.restart_delay * (1 << min(quick_deaths, 5))))
                 continue
             self.starts += 1
-            log.info("sim board %s started, pid %d", self.main.parent.name, self.proc.pid)
+            log.info("sim board %s started, pid %d", self.name, self.proc.pid)
             code = await self.proc.wait()
             if self._stopping:
                 return
-            log.warning("sim board exited with status %s; restarting it", code)
+            log.warning("sim board %s exited with status %s; restarting it", self.name, code)
             board_session.reset("the sim board process exited")
             quick_deaths = quick_deaths + 1 if loop.time() - started < 2 else 0
             # A board that cannot start at all (a syntax error) is retried slowly.

@@ -12,7 +12,7 @@ log = logging.getLogger("tinymcp.bridge.stdio")
 CHUNK = 1 << 16
 
 
-async def serve_stdio(hub, stdin=None, stdout=None):
+async def serve_stdio(hosts, stdin=None, stdout=None):
     # Serve until stdin ends. Nothing but protocol frames is ever written to stdout.
     loop = asyncio.get_running_loop()
     stdin = stdin or sys.stdin
@@ -40,7 +40,7 @@ async def serve_stdio(hub, stdin=None, stdout=None):
         except (BrokenPipeError, OSError, ValueError):
             gone.set()  # the host closed its end
 
-    session = hub.open_session(send, "stdio")
+    session = hosts.open_session(send, "stdio")
     lines = LineSplitter(MAX_MESSAGE)
     try:
         while not gone.is_set():
@@ -60,7 +60,7 @@ async def serve_stdio(hub, stdin=None, stdout=None):
             if not data:
                 break
         if session.tasks:  # input ended with requests in flight: answer them first
-            await asyncio.wait(list(session.tasks.values()), timeout=hub.board.timeout + 1)
+            await asyncio.wait(list(session.tasks.values()), timeout=hosts.timeout + 1)
     finally:
         session.close()
         if transport is not None:

@@ -6,7 +6,8 @@ import json
 import os
 import time
 
-from tinymcp.host.deploy import DeployError
+from tinymcp.host.deploy import DeployError, network
+from tinymcp.host.lineclient import LineClient
 
 VERIFY_TIMEOUT_S = 12.0
 
@@ -197,13 +198,6 @@ class Board:
         self.t.exec_raw_no_follow("import time, machine\ntime.sleep_ms(100)\nmachine.reset()")
 
 
-def _initialize_line(rid):
-    return json.dumps({"jsonrpc": "2.0", "id": "deploy-%d" % rid, "method": "initialize",
-                       "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                                  "clientInfo": {"name": "tinymcp-deploy", "version": "0.1.0"}}}
-                      ).encode() + b"\n"
-
-
 class Console:
     # What a board prints instead of answering after a reset: boot noise is kept (the line that
     # best says why it does not serve), while a traceback or its REPL prompt means main.py has
@@ -243,10 +237,10 @@ def verify(port, baud=115200, timeout=VERIFY_TIMEOUT_S, serial_port=None, token=
     # is reported as soon as it shows. With a token (a board deployed for Wi-Fi), the console
     # line that says where it listens sends the initialize there instead. -> (serverInfo, where).
     import serial
-    from tinymcp.host.deploy import network
     s = serial_port
+    client = None
     deadline = time.monotonic() + timeout
-    pending, rid, sent_at = b"", 0, 0.0
+    asked, sent_at = 0, 0.0
     console = Console()
     try:
         while time.monotonic() < deadline:
@@ -256,42 +250,43 @@ def verify(port, baud=115200, timeout=VERIFY_TIMEOUT_S, serial_port=None, token=
                 except serial.SerialException:
                     time.sleep(0.2)
                     continue
-            s.timeout = 0.2
+            if client is None:
+                client = LineClient(s.fileno(), timeout=0.2)
             try:
                 if time.monotonic() - sent_at > 3.0:   # the board may still be booting: ask again
-                    rid += 1
-                    s.write(_initialize_line(rid))
+                    asked += 1
+                    client.start("initialize", network.INITIALIZE, "deploy-%d" % asked)
                     sent_at = time.monotonic()
-                pending += s.read(256)
-            except serial.SerialException:   # the device went away under us (USB reset)
+                line = client.line(0.2)
+            except TimeoutError:
+                continue
+            except (OSError, EOFError):   # the device went away under us (USB reset)
                 if serial_port is None:
                     s.close()
-                s, serial_port, sent_at = None, None, 0.0
+                s, serial_port, client, sent_at = None, None, None, 0.0
                 continue
-            while b"\n" in pending:
-                line, pending = pending.split(b"\n", 1)
-                try:
-                    msg = json.loads(line.strip().decode())
-                except ValueError:
-                    # "MPY: soft reboot", "tinymcp: not serving: ...", a traceback, the REPL
-                    text = line.strip().decode(errors="replace")
-                    where = network.listening(text) if token else None
-                    if where:
-                        return network.verify(where[0], where[1], token), "%s:%d" % where
-                    if token and text.startswith(network.NOT_ON_NETWORK):
-                        raise DeployError("the board is not on the network: %s"
-                                          % text[len(network.NOT_ON_NETWORK):])
-                    stopped = console.line(line)
-                    if stopped:
-                        raise DeployError("%s (see its console: mpremote connect %s repl)"
-                                          % (stopped, port))
-                    continue
-                if (isinstance(msg, dict) and "method" not in msg   # not our request echoed by a REPL
-                        and str(msg.get("id", "")).startswith("deploy-")):
-                    if "result" in msg:
-                        return msg["result"].get("serverInfo", {}), port
-                    raise DeployError("the board answered initialize with an error: %s"
-                                      % msg.get("error", {}).get("message"))
+            try:
+                msg = json.loads(line.strip().decode())
+            except ValueError:
+                # "MPY: soft reboot", "tinymcp: not serving: ...", a traceback, the REPL
+                text = line.strip().decode(errors="replace")
+                where = network.listening(text) if token else None
+                if where:
+                    return network.verify(where[0], where[1], token), "%s:%d" % where
+                if token and text.startswith(network.NOT_ON_NETWORK):
+                    raise DeployError("the board is not on the network: %s"
+                                      % text[len(network.NOT_ON_NETWORK):])
+                stopped = console.line(line)
+                if stopped:
+                    raise DeployError("%s (see its console: mpremote connect %s repl)"
+                                      % (stopped, port))
+                continue
+            if (isinstance(msg, dict) and "method" not in msg   # not our request echoed by a REPL
+                    and str(msg.get("id", "")).startswith("deploy-")):
+                if "result" in msg:
+                    return msg["result"].get("serverInfo", {}), port
+                raise DeployError("the board answered initialize with an error: %s"
+                                  % msg.get("error", {}).get("message"))
     finally:
         if s is not None and serial_port is None:
             s.close()

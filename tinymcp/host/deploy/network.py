@@ -3,9 +3,9 @@
 import json
 import re
 import secrets
-import socket
 
 from tinymcp.host.deploy import DeployError
+from tinymcp.host.lineclient import LineClient
 from tinymcp.protocol import TOKEN_LINE
 
 SETTINGS = "network.json"   # the board's ports/micropython/wifi.py SETTINGS
@@ -13,6 +13,9 @@ MIN_TOKEN = 16              # the board refuses to listen with a shorter one
 # What the board prints on its console once it listens (ports/micropython/wifi.py serve()).
 LISTENING = re.compile(r"tinymcp: on Wi-Fi .* MCP on ([0-9A-Za-z.:\[\]-]+):(\d+)")
 NOT_ON_NETWORK = "tinymcp: not on the network: "
+# What deploy asks a board, on its serial line or on the network, to see that it serves.
+INITIALIZE = {"protocolVersion": "2025-11-25", "capabilities": {},
+              "clientInfo": {"name": "tinymcp-deploy", "version": "0.1.0"}}
 
 
 def settings(ssid, password, token, port, out):
@@ -40,25 +43,18 @@ def listening(line):
 
 def verify(host, port, token, timeout=10.0):
     # initialize over TCP, presenting the token first -> serverInfo, or a one-line DeployError.
-    request = {"jsonrpc": "2.0", "id": "deploy-net", "method": "initialize",
-               "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                          "clientInfo": {"name": "tinymcp-deploy", "version": "0.1.0"}}}
     try:
-        with socket.create_connection((host, port), timeout=timeout) as sock:
-            sock.sendall((TOKEN_LINE + token + "\n").encode() + json.dumps(request).encode() + b"\n")
-            pending = b""
-            while b"\n" not in pending:
-                chunk = sock.recv(65536)
-                if not chunk:
-                    break
-                pending += chunk
+        client = LineClient.connect(host, port, (TOKEN_LINE + token + "\n").encode(), timeout)
     except OSError as e:
         raise DeployError("the board listens on %s:%d but cannot be reached from here: %s"
                           % (host, port, e.strerror or e)) from None
     try:
-        answer = json.loads(pending.split(b"\n", 1)[0])
-    except ValueError:
+        client.start("initialize", INITIALIZE)
+        answer = client.message()   # its first answer: the initialize's, or a refusal
+    except (TimeoutError, EOFError, OSError):
         raise DeployError("the board on %s:%d did not answer initialize" % (host, port)) from None
+    finally:
+        client.close()
     if "result" not in answer:
         raise DeployError("the board on %s:%d refused: %s"
                           % (host, port, answer.get("error", {}).get("message")))

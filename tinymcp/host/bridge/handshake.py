@@ -1,0 +1,140 @@
+# The bridge's host side in the handshake era (2024-11-05 to 2025-11-25): initialize, the logging
+# level, subscriptions, and every other request through the router, fitted to the host's version.
+import asyncio
+import logging
+
+from tinymcp.protocol import (CLIENT_NEEDS as NEEDS, INVALID_PARAMS, INVALID_REQUEST, LEVELS,
+                              METHOD_NOT_FOUND, VERSIONS)
+
+from tinymcp.host.bridge.fit import fit_initialize, fit_result
+from tinymcp.host.bridge.host import capabilities, err
+
+log = logging.getLogger("tinymcp.bridge.handshake")
+
+# Requests a session must be initialized for (anything else before initialize is not found).
+KNOWN = frozenset(("logging/setLevel", "tools/list", "tools/call", "resources/list",
+                   "resources/templates/list", "resources/read", "resources/subscribe",
+                   "resources/unsubscribe", "prompts/list", "prompts/get", "completion/complete"))
+
+
+class HostCall:
+    # One request of a handshake-era host on a board. The router hands it what the board says
+    # while running it: progress, log lines, and requests to the client (relayed to this host).
+    __slots__ = ("session", "rid", "asks")
+
+    def __init__(self, session, rid):
+        self.session = session
+        self.rid = rid
+        self.asks = {}   # the board's request id -> (relay task, our id for it to the host)
+
+    def notify(self, msg):
+        self.session.send(msg, self.rid)
+
+    def log(self, msg, rank, gone):
+        if not self.session.closed and rank >= self.session.level:
+            self.session.send(msg, None if gone else self.rid)
+
+    def ask(self, msg, reply, ended):
+        # -> None when the host is asked (its answer goes to reply()), else why it is not.
+        session = self.session
+        need = NEEDS[msg["method"]]
+        if session.closed:
+            return "the host it belongs to has gone"
+        if need not in session.client_caps:
+            return "the host does not support " + need
+        oid, answer = session.ask(msg["method"], msg.get("params"), self.rid)
+        task = asyncio.get_running_loop().create_task(self._relay(msg["id"], oid, answer, reply,
+                                                                  ended))
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        self.asks[msg["id"]] = (task, oid)
+        return None
+
+    async def _relay(self, bid, oid, answer, reply, ended):
+        # The question ends with the call that raised it.
+        try:
+            await asyncio.wait((answer, ended), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self.asks.pop(bid, None)
+            self.session.outgoing.pop(oid, None)
+        if not answer.done():
+            self.session.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                               "params": {"requestId": oid, "reason": "the board's call ended"}})
+            response = err(METHOD_NOT_FOUND, "the host request it belongs to has ended")
+        else:
+            response = answer.result()
+        out = {"jsonrpc": "2.0", "id": bid}
+        if "error" in response:
+            out["error"] = response["error"]
+        else:
+            out["result"] = response.get("result", {})
+        reply(out)
+
+    def cancel_ask(self, bid, params):
+        # The board withdrew its request: so is the question to the host.
+        task, oid = self.asks.pop(bid, (None, None))
+        if task is not None:
+            task.cancel()
+            self.session.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                               "params": dict(params, requestId=oid)})
+
+
+class Handshake:
+    # Serves handshake-era requests of any host session through the router.
+
+    def __init__(self, router, subs, timeout):
+        self.router = router
+        self.subs = subs
+        self.timeout = timeout   # how long initialize waits for a board that is starting
+
+    async def serve(self, session, rid, method, params):
+        params = params or {}
+        if method == "initialize":
+            session.initializing = asyncio.get_running_loop().create_future()
+            try:
+                return await self.initialize(session, params)
+            finally:
+                session.initializing.set_result(None)
+        if method == "ping":
+            return {"result": {}}
+        if not session.initialized and session.initializing is not None:
+            await session.initializing   # a client that did not wait for its initialize
+        if not session.initialized:
+            if method in KNOWN:
+                return err(INVALID_REQUEST, "Server not initialized: send initialize first")
+            return err(METHOD_NOT_FOUND, "Method not found: " + method)
+        if method == "logging/setLevel":
+            if params.get("level") not in LEVELS:
+                return err(INVALID_PARAMS, "Invalid params: level must be one of "
+                           + ", ".join(LEVELS))
+            session.level = LEVELS.index(params["level"])
+            self.router.set_level(session, session.level)
+            return {"result": {}}
+        if method in ("resources/subscribe", "resources/unsubscribe"):
+            uri = params.get("uri")
+            if type(uri) is not str:
+                return err(INVALID_PARAMS, "Invalid params: uri must be a string")
+            if method == "resources/unsubscribe":
+                self.subs.remove(session, uri)
+                return {"result": {}}
+            return await self.subs.add(session, uri)
+        reply = await self.router.request(method, params, HostCall(session, rid))
+        if "result" in reply:
+            reply = {"result": fit_result(method, reply["result"], session.version)}
+        return reply
+
+    async def initialize(self, session, params):
+        asked = params.get("protocolVersion")
+        if type(asked) is not str:
+            return err(INVALID_PARAMS, 'Invalid params: "protocolVersion" must be a string')
+        init = await self.router.info(self.timeout)
+        session.era = "handshake"
+        session.version = asked if asked in VERSIONS else VERSIONS[0]
+        session.client_caps = params.get("capabilities") or {}
+        session.initialized = True
+        result = {"protocolVersion": session.version, "capabilities": capabilities(init),
+                  "serverInfo": self.router.server_info()}
+        if init.get("instructions"):
+            result["instructions"] = init["instructions"]
+        if not init:
+            log.warning("answering initialize for %s before the board answered", session.label)
+        return {"result": fit_initialize(result, session.version)}

@@ -1,0 +1,534 @@
+# The router: one entry per board behind the bridge. It takes each host request to its board (by
+# the label in a tool's name or a resource's URI when there are several), answers the lists from
+# what each board offers, maps progress tokens, keeps each board's subscriptions and logging level
+# across its resets, and hands what a board says during a host's call to that call only.
+import asyncio
+import functools
+import itertools
+import logging
+
+from tinymcp.protocol import (CLIENT_NEEDS as NEEDS, INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND,
+                              RESOURCE_NOT_FOUND)
+
+from tinymcp.host.bridge.catalog import (KINDS, LISTS, OFFERS, Catalog, labelled_uri, outward,
+                                         slug, split_name, split_uri)
+
+log = logging.getLogger("tinymcp.bridge.router")
+
+# Methods that only read: answered again after a board reset without side effects.
+READ_ONLY = frozenset(("tools/list", "resources/list", "resources/templates/list",
+                       "resources/read", "resources/subscribe", "prompts/list", "prompts/get",
+                       "completion/complete"))
+LIST_CHANGED = {"notifications/tools/list_changed": "tools",
+                "notifications/prompts/list_changed": "prompts",
+                "notifications/resources/list_changed": "resources"}
+LIST_CHANGED_GAP = 0.25   # seconds: a burst of list changes is told once per gap
+MAX_PAGES = 100           # pages of one list the bridge follows (a board may loop its cursors)
+SETTLE = 2.0              # seconds a host's initialize waits for the other boards once one is ready
+BRIDGE_INFO = {"name": "tinymcp-bridge", "version": "0.1.0"}
+# What hosts are told with several boards: boards come and go, and their lists with them.
+SEVERAL_CAPABILITIES = {"tools": {"listChanged": True}, "prompts": {"listChanged": True},
+                        "resources": {"subscribe": True, "listChanged": True}}
+
+
+def err(code, message):
+    return {"error": {"code": code, "message": message}}
+
+
+def _quiet(task):
+    if not task.cancelled() and task.exception() is not None:
+        log.error("%s ended: %r", task.get_coro().__qualname__, task.exception())
+
+
+def background(coro):
+    asyncio.get_running_loop().create_task(coro).add_done_callback(_quiet)
+
+
+class Board:
+    # One board behind the bridge: its label, the bridge's session with it, what it offers.
+    def __init__(self, label):
+        self.label = label        # None while unknown (a board found by --port auto)
+        self.named = label is not None   # given on the command line, not taken from the board
+        self.identity = None      # who the board said it was when it got its label
+        self.session = None
+        self.catalog = Catalog()
+        self.listed = False       # hosts see its tools (with several boards: while it is ready)
+        self.asks = {}            # the board's request id -> the host call it was put to
+        self.stale = {}           # list kind -> True when it changed again while being learned
+        self.tasks = []
+
+    def run(self, coro):
+        # A task that lives as long as this board is served (its link, its simulated process).
+        task = asyncio.get_running_loop().create_task(coro)
+        task.add_done_callback(_quiet)
+        self.tasks.append(task)
+        return task
+
+
+class Router:
+    # several: tools are LABEL_TOOL and resources LABEL+URI (two or more boards, or --port auto).
+    # on_list_changed(method), on_updated(uri, params) and on_log(msg) tell the hosts what no
+    # single host call owns.
+
+    def __init__(self, several, on_list_changed, on_updated, on_log):
+        self.several = several
+        self.on_list_changed = on_list_changed
+        self.on_updated = on_updated
+        self.on_log = on_log
+        self.boards = []
+        self.tokens = {}          # bridge progress token -> (board, host call, host's token)
+        self.levels = {}          # host -> the level it asked for (an index in LEVELS)
+        self.level = None         # the level the boards are set to (None: never asked)
+        self.subs = {}            # label -> the board's own URIs subscribed there: replayed after
+                                  # its resets, and when it comes back (unplugged, found again)
+        self.known = {}           # board identity -> its label: a board comes back under it
+        self.telling = {}         # list kind -> True when it changed again while being told
+        self._tokens = itertools.count(1)
+
+    # -- the boards -------------------------------------------------------------------------
+
+    def add(self, label, make_session):
+        # A board served from now on; make_session(**callbacks) -> its BoardSession.
+        board = Board(label)
+        board.session = make_session(
+            on_notification=functools.partial(self._notification, board),
+            on_request=functools.partial(self._board_request, board),
+            on_ready=functools.partial(self._ready, board),
+            on_lost=functools.partial(self._lost, board))
+        self.boards.append(board)
+        board.run(board.session.run())
+        return board
+
+    async def remove(self, board):
+        # The board is served no more (unplugged, for --port auto): its tools go.
+        if board in self.boards:
+            self.boards.remove(board)
+        board.session.close()
+        for task in board.tasks:
+            task.cancel()
+        await asyncio.gather(*board.tasks, return_exceptions=True)
+        for token in [t for t, entry in self.tokens.items() if entry[0] is board]:
+            del self.tokens[token]
+        if board.listed:
+            board.listed = False
+            self._changed_all()
+
+    async def close(self):
+        for board in list(self.boards):
+            await self.remove(board)
+
+    def listing(self):
+        # Every board (the dashboard's list): each has .label and .session.
+        return list(self.boards)
+
+    def _labelled(self, label):
+        return next((b for b in self.boards if b.label == label and label is not None), None)
+
+    def _name_for(self, board, identity):
+        # A label for a board that was given none: the one its identity had before, else one
+        # made from its name ("tinymcp-rpi-pico" -> "rpi-pico", then "rpi-pico-2", ...).
+        session = board.session
+        taken = {b.label for b in self.boards if b is not board} | {
+            label for who, label in self.known.items() if who != identity}
+        label = self.known.get(identity)
+        if label is None or label in taken:
+            base = slug(((session.init_result or {}).get("serverInfo") or {}).get("name"))
+            label, n = base, 1
+            while label in taken:
+                n += 1
+                label = "%s-%d" % (base, n)
+            self.known[identity] = label
+        return label
+
+    # -- what the hosts see -----------------------------------------------------------------
+
+    async def info(self, wait):
+        # The server hosts see -> an initialize result: a lone board's own, or the boards'
+        # together. Waits for boards that are starting (not for those that are unplugged).
+        if not self.several:
+            session = self.boards[0].session
+            await session.wait_ready(wait)
+            return session.init_result or {}
+        await self._settle(wait)
+        caps = dict(SEVERAL_CAPABILITIES)
+        lines = []
+        for board in self.boards:
+            init = board.session.init_result if board.listed else None
+            if init is None:
+                if board.label is not None:
+                    lines.append("- %s: not ready now (%s)" % (board.label, board.session.state))
+                continue
+            if "completions" in init.get("capabilities", {}):
+                caps["completions"] = {}
+            server = init.get("serverInfo") or {}
+            line = "- %s: %s %s" % (board.label, server.get("title") or server.get("name"),
+                                    server.get("version") or "")
+            if init.get("instructions"):
+                line += ". " + init["instructions"]
+            lines.append(line)
+        instructions = (
+            "This bridge serves several boards. A tool's or prompt's name starts with its "
+            "board's label and an underscore (LABEL_TOOL), a resource's URI with the label and "
+            "a plus (LABEL+URI). The boards:\n" + "\n".join(lines or ["- none connected now"]))
+        return {"protocolVersion": "2025-11-25", "capabilities": caps,
+                "serverInfo": self.server_info(), "instructions": instructions}
+
+    def server_info(self):
+        if not self.several:
+            init = self.boards[0].session.init_result or {}
+            return init.get("serverInfo") or BRIDGE_INFO
+        labels = [b.label for b in self.boards if b.listed]
+        return dict(BRIDGE_INFO, title="tinymcp boards: " + (", ".join(labels) or "none yet"))
+
+    async def _settle(self, wait):
+        waits = [asyncio.ensure_future(b.session.wait_ready(wait)) for b in self.boards]
+        try:
+            pending = waits
+            while pending and not any(b.listed for b in self.boards):
+                _done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            if pending:
+                await asyncio.wait(pending, timeout=SETTLE)
+        finally:
+            for task in waits:
+                task.cancel()
+
+    # -- host requests ----------------------------------------------------------------------
+
+    async def request(self, method, params, call=None):
+        # A host's request (params a dict) -> the reply: {"result": ...} or {"error": ...}.
+        # call: the host's call it belongs to (what the board asks or logs meanwhile goes there).
+        if not self.several:
+            return await self._forward(self.boards[0], method, params, call)
+        if method in LISTS:
+            return self._list(LISTS[method], params)
+        board, params = self._target(method, params)
+        if board is None:
+            return params   # the error
+        reply = await self._forward(board, method, params, call)
+        if "result" in reply:
+            reply = {"result": outward(board.label, method, reply["result"])}
+        return reply
+
+    def _list(self, kind, params):
+        # With several boards a list is answered from what the boards offered: at once, in one
+        # page, whatever any board is doing.
+        if params.get("cursor") is not None:
+            return err(INVALID_PARAMS, "Invalid params: this list has one page; no cursor")
+        items = []
+        for board in self.boards:
+            if board.listed:
+                items += board.catalog.listing(kind, board.label)
+        return {"result": {KINDS[kind][1]: items}}
+
+    def _target(self, method, params):
+        # -> (the board, params in its own names), or (None, an error reply).
+        if method in ("tools/call", "prompts/get"):
+            return self._by_name("tools" if method == "tools/call" else "prompts", params,
+                                 params.get("name"), lambda own: dict(params, name=own))
+        if method in ("resources/read", "resources/subscribe", "resources/unsubscribe"):
+            return self._by_uri(params.get("uri"), lambda own: dict(params, uri=own))
+        if method == "completion/complete":
+            ref = params.get("ref")
+            kind = ref.get("type") if type(ref) is dict else None
+            if kind == "ref/prompt":
+                return self._by_name("prompts", params, ref.get("name"),
+                                     lambda own: dict(params, ref=dict(ref, name=own)))
+            if kind == "ref/resource":
+                return self._by_uri(ref.get("uri"),
+                                    lambda own: dict(params, ref=dict(ref, uri=own)))
+            return None, err(INVALID_PARAMS, "Invalid params: ref must be a ref/prompt or a "
+                             "ref/resource")
+        return None, err(METHOD_NOT_FOUND, "Method not found: " + method)
+
+    def _by_name(self, kind, params, name, rename):
+        what = "tool" if kind == "tools" else "prompt"
+        if type(name) is not str:
+            return None, err(INVALID_PARAMS, "Invalid params: the %s's name must be a string"
+                             % what)
+        for board in self.boards:
+            own = board.catalog.names[kind].get(name)
+            if own is not None:
+                return board, rename(own)
+        label, own = split_name(name)
+        board = self._labelled(label)
+        if board is None:
+            return None, err(INVALID_PARAMS, "Unknown %s: %s (a %s's name starts with its "
+                             "board's label: %s)" % (what, name, what, self._labels()))
+        return board, rename(own)
+
+    def _by_uri(self, uri, rename):
+        if type(uri) is not str:
+            return None, err(INVALID_PARAMS, "Invalid params: uri must be a string")
+        label, own = split_uri(uri)
+        board = self._labelled(label)
+        if board is None:
+            return None, err(RESOURCE_NOT_FOUND, "Resource not found: %s (a resource's URI "
+                             "starts with its board's label and a plus: %s)"
+                             % (uri, self._labels()))
+        return board, rename(own)
+
+    def _labels(self):
+        return ", ".join("%s+..., %s_..." % (b.label, b.label) for b in self.boards
+                         if b.label) or "no board is connected"
+
+    async def _forward(self, board, method, params, call):
+        forward, token = self._map_progress(params, board, call)
+        retry = method in READ_ONLY or (method == "tools/call" and
+                                        board.catalog.read_only.get(params.get("name")) is True)
+        try:
+            return await board.session.call(method, forward, owner=call, retry=retry)
+        finally:
+            if token is not None:
+                self.tokens.pop(token, None)
+
+    def _map_progress(self, params, board, call):
+        # Progress tokens are the host's: two hosts may pick the same one, so the board sees ours.
+        # The 2026-07-28 envelope keys are dropped: a fresh board that saw one first would lock
+        # itself into that era, and the bridge's session with a board is a handshake session.
+        meta = params.get("_meta")
+        if type(meta) is not dict:
+            return params, None
+        forward = dict(params)
+        forward["_meta"] = meta = {k: v for k, v in meta.items()
+                                   if not k.startswith("io.modelcontextprotocol/")}
+        if "progressToken" not in meta or call is None:
+            meta.pop("progressToken", None)
+            return forward, None
+        token = "p%d" % next(self._tokens)
+        self.tokens[token] = (board, call, meta["progressToken"])
+        meta["progressToken"] = token
+        return forward, token
+
+    def notify_boards(self, method, params=None):
+        # A host's notification every board must hear (roots/list_changed).
+        for board in self.boards:
+            board.session.notify(method, params)
+
+    # -- subscriptions and the logging level (the bridge's own requests) -------------------
+
+    def _resource(self, uri):
+        if not self.several:
+            return self.boards[0], uri
+        board, params = self._by_uri(uri, lambda own: own)
+        return board, params
+
+    async def subscribe(self, uri):
+        # The first host interested in a resource -> the board's reply.
+        board, own = self._resource(uri)
+        if board is None:
+            return own   # the error
+        reply = await board.session.call("resources/subscribe", {"uri": own}, retry=True)
+        if "result" in reply:
+            self.subs.setdefault(board.label, set()).add(own)
+        return reply
+
+    def unsubscribe(self, uri):
+        # The last host interested in a resource has gone.
+        board, own = self._resource(uri)
+        if board is not None and own in self.subs.get(board.label, ()):
+            self.subs[board.label].discard(own)
+            background(board.session.call("resources/unsubscribe", {"uri": own}))
+
+    def set_level(self, host, rank):
+        # A board has one logging level: the most verbose any host asked for. Each board is
+        # told on its own line, so a busy board holds up no other (nor the host's answer).
+        self.levels[host] = rank
+        self._push_level()
+
+    def forget(self, host):
+        if self.levels.pop(host, None) is not None:
+            self._push_level()
+
+    def _push_level(self):
+        level = LEVELS[min(min(self.levels.values()), len(LEVELS) - 1)] if self.levels else \
+            "info"   # what a host that never asked gets
+        if level == self.level:
+            return
+        self.level = level   # a board that is not ready gets it when it is
+        for board in self.boards:
+            if board.session.state == "ready":
+                background(board.session.call("logging/setLevel", {"level": level}))
+
+    # -- a board's lifecycle ----------------------------------------------------------------
+
+    async def _ready(self, board):
+        # After every (re)initialize: the board forgot our level and subscriptions; what it
+        # offers is learned again.
+        session = board.session
+        identity = session.identity or session.link.device
+        if self.several and not board.named and identity != board.identity:
+            if board.listed:   # another board on the same port: the one before it has gone
+                board.listed = False
+                self._changed_all()
+            board.label, board.identity = self._name_for(board, identity), identity
+        if self.level is not None:
+            await session.call("logging/setLevel", {"level": self.level}, internal=True)
+        for uri in list(self.subs.get(board.label, ())):
+            reply = await session.call("resources/subscribe", {"uri": uri}, internal=True)
+            if "error" in reply:
+                log.warning("could not re-subscribe %s: %s", uri, reply["error"])
+        caps = (session.init_result or {}).get("capabilities", {})
+        kinds = [kind for cap, kinds in OFFERS.items() if cap in caps for kind in kinds]
+        if not self.several:
+            kinds = [kind for kind in kinds if kind == "tools"]   # for the read-only hints
+        changed = await self._learn(board, kinds)
+        if session.state != "ready":
+            return   # reset or unplugged meanwhile: a new initialize is under way
+        if self.several and not board.listed:
+            board.listed = True
+            log.info("board %s ready: its tools are %s_*", board.label, board.label)
+            self._changed_all()
+        elif "tools" in changed:   # a different firmware came back after the reset
+            self._changed("tools")
+
+    def _lost(self, board):
+        # The board's session ended (a reset, an unplug): with several, its tools go meanwhile.
+        if self.several and board.listed:
+            board.listed = False
+            log.info("board %s is gone: its tools are withdrawn", board.label)
+            self._changed_all()
+
+    async def _learn(self, board, kinds):
+        # Learn the board's whole lists of these kinds -> the kinds that changed.
+        changed = set()
+        for kind in kinds:
+            method, key, _field = KINDS[kind]
+            items, cursor = [], None
+            for _ in range(MAX_PAGES):
+                reply = await board.session.call(method, {"cursor": cursor} if cursor else None,
+                                                  internal=True)
+                result = reply.get("result")
+                if not result or type(result.get(key)) is not list:
+                    items = None
+                    break
+                items += result[key]
+                cursor = result.get("nextCursor")
+                if not cursor:
+                    break
+            if items is not None and board.catalog.learn(kind, items, board.label):
+                changed.add(kind)
+        return changed
+
+    # -- what a board says ------------------------------------------------------------------
+
+    def _notification(self, board, msg):
+        method = msg["method"]
+        params = msg.get("params") or {}
+        if method == "notifications/progress":
+            token = params.get("progressToken")
+            entry = self.tokens.get(token) if type(token) is str else None
+            if entry is not None and entry[0] is board:
+                entry[1].notify(dict(msg, params=dict(params, progressToken=entry[2])))
+        elif method == "notifications/message":
+            if params.get("level") in LEVELS and "data" in params:
+                self._board_log(board, msg, params)
+        elif method == "notifications/resources/updated":
+            uri = params.get("uri")
+            if type(uri) is str:
+                if self.several:
+                    uri = labelled_uri(board.label, uri)
+                self.on_updated(uri, dict(params, uri=uri))
+        elif method == "notifications/cancelled":
+            rid = params.get("requestId")
+            call = board.asks.pop(rid, None) if type(rid) in (int, str) else None
+            if call is not None:
+                call.cancel_ask(rid, params)
+        elif method in LIST_CHANGED:
+            self._board_list_changed(board, LIST_CHANGED[method])
+        else:
+            log.debug("dropped %s from the board: not one the bridge relays", method)
+
+    def _board_log(self, board, msg, params):
+        # A log line of the board goes to the host call the board is running (at the level that
+        # host asked for), never to others; while it runs no host's call, to every host that
+        # wants that level. With several boards the logger names the board.
+        if self.several:
+            logger = params.get("logger")
+            msg = dict(msg, params=dict(params, logger=board.label + (
+                "/%s" % logger if type(logger) is str and logger else "")))
+        running = board.session.running()
+        if running is None or running.owner is None:   # none of a host's: the bridge's own
+            self.on_log(msg)
+        else:
+            running.owner.log(msg, LEVELS.index(params["level"]), running.gone)
+
+    def _board_request(self, board, msg):
+        # A request of the board to a host: only to the host call the board is running, and
+        # refused at once when there is none, when it has ended, or when it cannot answer.
+        bid = msg["id"]
+        method = msg["method"]
+        session = board.session
+        if method == "ping":
+            session.respond({"jsonrpc": "2.0", "id": bid, "result": {}})
+            return
+        running = session.running()
+        if NEEDS.get(method) is None:
+            why = "the bridge relays only %s to hosts" % ", ".join(sorted(NEEDS))
+        elif bid in board.asks:
+            why = "request id %r is already waiting for a host" % (bid,)
+        elif running is None or running.owner is None:
+            why = "no host request is running on the board, so no host may be asked"
+        elif running.gone:
+            why = "the host request it belongs to has ended (timed out or cancelled)"
+        else:
+            call = running.owner
+            why = call.ask(msg, session.respond, running.future)
+            if why is None:
+                board.asks[bid] = call
+                running.future.add_done_callback(lambda _f: board.asks.pop(bid, None))
+                return
+        log.info("refused the board's %s: %s", method, why)
+        session.respond({"jsonrpc": "2.0", "id": bid, "error": {
+            "code": METHOD_NOT_FOUND, "message": "%s cannot reach a client: %s" % (method, why)}})
+
+    # -- list changes -----------------------------------------------------------------------
+
+    def _board_list_changed(self, board, kind):
+        # One refresh in flight per board and list: a storm of list_changed from a board becomes
+        # at most one listing at a time, and one notification to the hosts per gap.
+        if kind in board.stale:
+            board.stale[kind] = True
+            return
+        board.stale[kind] = False
+        background(self._relearn(board, kind))
+
+    async def _relearn(self, board, kind):
+        try:
+            while True:
+                if self.several:   # hosts get the lists from here: learn, then tell
+                    await self._learn(board, OFFERS.get(kind, (kind,)))
+                    self._changed(kind)
+                else:              # hosts list the board itself: tell at once
+                    self._changed(kind)
+                    if kind == "tools":   # its read-only hints
+                        await self._learn(board, ("tools",))
+                await asyncio.sleep(LIST_CHANGED_GAP)
+                if not board.stale[kind]:
+                    return
+                board.stale[kind] = False
+        finally:
+            del board.stale[kind]
+
+    def _changed_all(self):
+        for kind in ("tools", "prompts", "resources"):
+            self._changed(kind)
+
+    def _changed(self, kind):
+        # Hosts hear of a changed list at once, then at most once per gap.
+        if kind in self.telling:
+            self.telling[kind] = True
+            return
+        self.telling[kind] = False
+        self.on_list_changed("notifications/%s/list_changed" % kind)
+        background(self._told(kind))
+
+    async def _told(self, kind):
+        try:
+            while True:
+                await asyncio.sleep(LIST_CHANGED_GAP)
+                if not self.telling[kind]:
+                    return
+                self.telling[kind] = False
+                self.on_list_changed("notifications/%s/list_changed" % kind)
+        finally:
+            del self.telling[kind]
