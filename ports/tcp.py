@@ -28,6 +28,13 @@ except ImportError:  # MicroPython: the same comparison, in time that does not d
 
 _EAGAIN = (11, 35)  # EAGAIN on Linux and the MicroPython ports, EWOULDBLOCK/EAGAIN on BSD
 
+if hasattr(socket.socket, "write"):
+    def _send(sock, data, start, end):  # MicroPython: a stream, written from data in place
+        return sock.write(data, start, end - start)
+else:
+    def _send(sock, data, start, end):
+        return sock.send(memoryview(data)[start:end])
+
 
 class SocketStream:
     # A connected client as a port stream: non-blocking reads into one buffer; a write waits for
@@ -75,13 +82,15 @@ class SocketStream:
             return n
         return self._read(self.view, timeout_ms)
 
-    def write(self, data):
-        view = memoryview(data)
+    def write(self, data, n):
+        sent = 0
         start = ticks_ms()
-        while view and not self.closed:
+        while sent < n and not self.closed:
             try:
-                view = view[self.sock.send(view):]
-                continue
+                k = _send(self.sock, data, sent, n)
+                if k:  # None: MicroPython's socket would block (CPython raises EAGAIN)
+                    sent += k
+                    continue
             except OSError as e:
                 if not e.args or e.args[0] not in _EAGAIN:
                     self.closed = True

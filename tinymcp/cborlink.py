@@ -171,7 +171,7 @@ class CborLink:
         write(b"\xa2\x62id")
         cbor.dump(rid, write)
         write(b"\x66result")
-        if type(result) is bytes:  # a cached JSON result (lists, initialize)
+        if type(result) is bytes or type(result) is tuple:  # a cached JSON result or page
             write(self._cbor_of(result))
         elif type(result) is Structured:
             # The text mirror is left out: the bridge rebuilds it from structuredContent.
@@ -208,7 +208,7 @@ class CborLink:
             return entry[1]
         if len(self._cache) >= 8:
             self._cache = {}
-        out = cbor.dumps(jsonrpc.loads(encoded))
+        out = cbor.dumps(jsonrpc.loads(encoded if type(encoded) is bytes else b"".join(encoded)))
         self._cache[id(encoded)] = (encoded, out)
         return out
 

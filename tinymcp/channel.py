@@ -2,9 +2,11 @@
 # the link's encoder -> one write per message. The serve loop owns the I/O and the idle time.
 #
 # A port supplies the stream: .buf (a bytearray), .recv(timeout_ms) -> the count of bytes placed
-# at the start of .buf (0 on timeout, -1 at end of input), and .write(data), called once per
-# message (a message longer than the output buffer: once per full-buffer chunk); data is a view
-# of the output buffer, to be consumed before write returns.
+# at the start of .buf (0 on timeout, -1 at end of input), and .write(buf, n), which sends
+# buf[:n], called once per message (a message longer than the output buffer: once per
+# full-buffer chunk); buf may be the output buffer, to be consumed before write returns.
+# MicroPython's streams take write(buf, n) themselves (sys.stdout.buffer, machine.UART, sockets):
+# no slice of the buffer is made per message.
 from tinymcp import framing
 from tinymcp.clock import ticks_ms, ticks_diff
 from tinymcp.jsonrpc import JsonLink, loads

@@ -98,8 +98,8 @@ if sys.implementation.name == "micropython":
     class BytesOut:
         # A message is written into a preallocated BytesIO (json.dump writes there without
         # allocating) and leaves through `send` in one write, from a preallocated buffer; a
-        # message longer than the buffer leaves in full-buffer chunks. send(data) must consume
-        # data before it returns: data is a view of the buffer.
+        # message longer than the buffer leaves in full-buffer chunks. send(buf, n) sends
+        # buf[:n] before it returns: buf is reused.
         size = 512
 
         def __init__(self, send, size=None):
@@ -117,9 +117,9 @@ if sys.implementation.name == "micropython":
                 if n:
                     bio.seek(0)
                     bio.readinto(self.buf)
-                    self.send(self.view[:n])
+                    self.send(self.buf, n)
                     bio.seek(0)
-                self.send(piece)
+                self.send(piece, len(piece))
                 return
             bio.write(piece)
             if bio.tell() > len(self.buf):
@@ -130,6 +130,47 @@ if sys.implementation.name == "micropython":
             if self.bio.tell() > len(self.buf):
                 self._spill()
 
+        def mirror(self, value, middle, again):
+            # value's JSON text as a JSON string, then middle, then (when again) the text
+            # itself: a tool's text mirror and its structured content, without making the text
+            # a str. The text is dumped in place, copied to the send buffer (free until end())
+            # and written back escaped. -> False, with nothing written, when the message would
+            # outgrow the buffer on the way (or old firmware left a raw newline in a string):
+            # the caller then makes the str.
+            bio = self.bio
+            buf = self.buf
+            start = bio.tell()
+            _dump(value, bio)
+            m = bio.tell() - start
+            bio.seek(start)
+            if start + 3 * m + 2 + len(middle) > len(buf):
+                return False
+            bio.readinto(buf, m)
+            if buf.find(b"\n", 0, m) >= 0:
+                bio.seek(start)
+                return False
+            bio.seek(start)
+            bio.write(b'"')
+            pos = 0
+            while pos < m:  # a backslash before each '"' and '\\'
+                q = buf.find(b'"', pos, m)
+                if q < 0:
+                    q = m
+                k = buf.find(b"\\", pos, q)
+                if k >= 0:
+                    q = k
+                bio.write(buf, pos, q - pos)
+                if q == m:
+                    break
+                bio.write(b"\\")
+                bio.write(buf, q, 1)
+                pos = q + 1
+            bio.write(b'"')
+            bio.write(middle)
+            if again:
+                bio.write(buf, 0, m)
+            return True
+
         def _spill(self):
             # Send the full chunks of a long message now; what is left moves to the front.
             bio = self.bio
@@ -139,7 +180,7 @@ if sys.implementation.name == "micropython":
             bio.seek(0)
             while n >= size:
                 bio.readinto(buf)
-                self.send(buf)
+                self.send(buf, size)
                 n -= size
             left = self.view[:n]
             bio.readinto(left)
@@ -155,7 +196,7 @@ if sys.implementation.name == "micropython":
             size = len(buf)
             while n > 0:
                 bio.readinto(buf)  # may read past n: bytes of an earlier, longer message
-                self.send(buf if n >= size else self.view[:n])
+                self.send(buf, n if n < size else size)
                 n -= size
             bio.seek(0)
 
@@ -170,7 +211,8 @@ else:
     _encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
 
     class JoinedOut:
-        # CPython: the pieces of a message are joined and leave through `send` in one write.
+        # CPython: the pieces of a message are joined and leave through `send` in one write
+        # (send(data, len(data)), the same call as BytesOut's).
         size = 0
 
         def __init__(self, send, size=None):
@@ -186,12 +228,21 @@ else:
             self.parts.append(str(value).encode() if type(value) is int else
                               _encode(value).encode())
 
+        def mirror(self, value, middle, again):  # see BytesOut.mirror
+            text = _encode(value)
+            parts = self.parts
+            parts.append(_encode(text).encode())
+            parts.append(middle)
+            if again:
+                parts.append(text.encode())
+            return True
+
         def end(self):
             parts = self.parts
             parts.append(b"\n")
             data = b"".join(parts)
             parts.clear()
-            self.send(data)
+            self.send(data, len(data))
 
         def reset(self):
             self.parts.clear()

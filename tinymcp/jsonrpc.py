@@ -75,8 +75,11 @@ class JsonLink:
         out.json(rid)
         out.put(b',"result":')
         try:
-            if type(result) is bytes:      # encoded once, reused (lists, initialize)
+            if type(result) is bytes:      # encoded once, reused (initialize)
                 out.put(result)
+            elif type(result) is tuple:    # a list page, encoded once, kept in pieces
+                for piece in result:
+                    out.put(piece)
             elif type(result) is Structured:
                 self._structured(result)
             else:
@@ -91,13 +94,14 @@ class JsonLink:
 
     def _structured(self, reply):
         out = self.out
-        mirror = text(reply.value)
         out.put(b'{"content":[{"type":"text","text":')
-        out.json(mirror)
-        out.put(b"}]")
-        if reply.full:
-            out.put(b',"structuredContent":')
-            out.put(mirror)
+        middle = b'}],"structuredContent":' if reply.full else b"}]"
+        if not out.mirror(reply.value, middle, reply.full):
+            mirror = text(reply.value)
+            out.json(mirror)
+            out.put(middle)
+            if reply.full:
+                out.put(mirror)
         if reply.tail:
             out.put(reply.tail)
         out.put(b"}")

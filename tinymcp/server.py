@@ -132,8 +132,8 @@ class Server:
             link = jsonrpc.JsonLink(Out(self._keep))
         link.send(msg)
 
-    def _keep(self, data):
-        self.outbox.append(bytes(data))
+    def _keep(self, data, n):
+        self.outbox.append(_copy(data, n))
 
     def notify(self, method, params=None):
         msg = {"jsonrpc": "2.0", "method": method}
@@ -190,8 +190,8 @@ class Server:
         answer[-1] = answer[-1][:-1]  # the newline the link ended it with
         return answer[0] if len(answer) == 1 else b"".join(answer)
 
-    def _answered(self, data):
-        self._answer.append(bytes(data))
+    def _answered(self, data, n):
+        self._answer.append(_copy(data, n))
 
     def answer(self, msg, link):
         # One decoded message in; its answer, if it has one, is written through link.
@@ -321,7 +321,9 @@ class Server:
                 parts.append(b"," + more[1:])
             else:
                 parts.append(b"}")
-            out = b"".join(parts)
+            # Kept as its pieces: a joined page would want one block of its whole size (4.6 KB
+            # for the sim board's tools), and the pieces alive beside it while it is made.
+            out = tuple(parts)
             self.cache[name] = out
         return out
 
@@ -351,6 +353,13 @@ def _registry(server, kind):
     if registry is None:
         raise RpcError(METHOD_NOT_FOUND, "Method not found: this server has no " + kind)
     return registry
+
+
+def _copy(data, n):
+    # data[:n] as bytes of its own: the output buffer is reused, a cached page is not.
+    if type(data) is bytes and n == len(data):
+        return data
+    return bytes(memoryview(data)[:n])
 
 
 # -- the handlers: fn(server, params) -> a result (dict, encoded bytes, Structured) ---------

@@ -111,7 +111,7 @@ class Stateless:
 
     def finish(self, server, method, result):
         # resultType and serverInfo on every result, cache hints on the cacheable ones.
-        if type(result) is bytes:  # encoded once, finished before it was encoded
+        if type(result) is bytes or type(result) is tuple:  # encoded, finished before that
             return result
         if type(result) is Structured:
             result.tail = self.tail

@@ -35,8 +35,8 @@ class Wire:
         self.buf[:len(data)] = data
         return len(data)
 
-    def write(self, data):  # one message (or a full-buffer chunk of one)
-        self.line += data
+    def write(self, data, n):  # one message (or a full-buffer chunk of one)
+        self.line += data[:n]
         while b"\n" in self.line:
             at = self.line.find(b"\n") + 1
             self.lines.append(bytes(self.line[:at]))

@@ -26,9 +26,9 @@ class FdStream:
             return -1
         return n if n > 0 else -1
 
-    def write(self, data):
+    def write(self, data, n):
         # One message: one os.write, unless the pipe takes it in parts.
-        view = memoryview(data)
+        view = memoryview(data)[:n]
         while view and not self.gone:
             try:
                 view = view[os.write(self.wfd, view):]

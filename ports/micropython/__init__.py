@@ -39,12 +39,12 @@ class StdioStream:
             n += 1
         return n
 
-    def write(self, data):
-        self.tx.write(data)
+    def write(self, data, n):
+        self.tx.write(data, n)
 
 
 class UARTStream:
-    # A machine.UART, or anything with its any()/readinto()/write() (the board file builds it,
+    # A machine.UART, or anything with its any(), readinto(buf, n) and write(buf, n) (the board file builds it,
     # so this module never imports machine). Waits by polling any(): works on every port.
     wait_step_ms = 2
 
@@ -63,8 +63,8 @@ class UARTStream:
         n = uart.readinto(self.buf, min(uart.any(), len(self.buf)))
         return n or 0
 
-    def write(self, data):
-        self.uart.write(data)
+    def write(self, data, n):
+        self.uart.write(data, n)
 
 
 def serve(server, stream=None, max_frame=None):

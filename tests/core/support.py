@@ -92,9 +92,9 @@ class FakeStream:
         self.buf[:len(chunk)] = chunk
         return len(chunk)
 
-    def write(self, data):
-        self.writes.append(len(data))
-        self.line.extend(data)
+    def write(self, data, n):
+        self.writes.append(n)
+        self.line.extend(data[:n])
         while b"\n" in self.line:
             at = self.line.find(b"\n")
             self.lines.append(bytes(self.line[:at]))

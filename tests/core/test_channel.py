@@ -1,4 +1,6 @@
 # The serve loop core: bytes in, frames out, oversize and garbage answered, 0x03 ends serving.
+import json
+
 from tests.core.support import FakeStream, frame
 from tinymcp import Server
 from tinymcp.channel import Channel
@@ -67,3 +69,26 @@ def test_every_message_leaves_in_one_write_or_a_few_large_ones():
         assert stream.writes[0] == lengths[0] and stream.writes[-1] == lengths[2]
         pieces = stream.writes[1:-1]
         assert sum(pieces) == lengths[1] and len(pieces) <= 2 + lengths[1] // Out.size
+
+
+def test_a_dict_result_mirrors_its_text_exactly_whatever_its_strings_hold():
+    # The text mirror is written escaped from the dumped text in place (MicroPython) or made
+    # as a str (CPython, and a text too long for the output buffer): both read back the same.
+    server = Server("ch", "0")
+    values = [{"q": 'say "hi"', "b": "a\\b", "n": "two\nlines", "u": "é ℃", "x": [1.5, None]},
+              {"end": '"', "tail": "\\"},
+              {"long": "z\"" * 400}]          # longer than the 512 B output buffer
+    server.tool("pick", "One of the values.",
+                inputs={"i": {"type": "integer"}})(lambda i: values[i])
+    calls = b"".join(frame("tools/call", {"name": "pick", "arguments": {"i": i}}, id=i + 1) + b"\n"
+                     for i in range(len(values)))
+    for version, full in (("2025-06-18", True), ("2025-03-26", False)):
+        stream = FakeStream([frame("initialize", {"protocolVersion": version, "capabilities": {}},
+                                   id=0) + b"\n" + calls], size=64)
+        Channel(server, stream).run()
+        answers = stream.sent[1:]
+        assert [a["id"] for a in answers] == [1, 2, 3]
+        for value, answer in zip(values, answers):
+            res = answer["result"]
+            assert json.loads(res["content"][0]["text"]) == value
+            assert res.get("structuredContent") == (value if full else None)

@@ -25,9 +25,10 @@ class FakeUART:
         buf[:len(chunk)] = chunk
         return len(chunk)
 
-    def write(self, data):  # like machine.UART, takes str as well as bytes
-        self.written.extend(data.encode() if type(data) is str else data)
-        return len(data)
+    def write(self, data, n=None):  # like machine.UART: str or bytes, n of them when given
+        data = data.encode() if type(data) is str else data
+        self.written.extend(data[:n])
+        return len(data[:n])
 
 
 def test_serving_over_a_uart_until_the_interrupt_byte():

@@ -138,7 +138,7 @@ def test_pages_and_the_list_answer_are_encoded_once():
     rest = call(server, "tools/list", {"cursor": page["nextCursor"]})
     assert [t["name"] for t in rest["tools"]] == ["echo"] and rest["cacheScope"] == "public"
     cached = server.cache["tools"]
-    assert server.handle(frame("tools/list", stamped(), id=9)).endswith(cached + b"}")
+    assert server.handle(frame("tools/list", stamped(), id=9)).endswith(b"".join(cached) + b"}")
 
 
 # -- the per-request _meta and its errors ------------------------------------------------------

@@ -161,7 +161,7 @@ def test_tools_list_answer_is_built_once_and_reused():
     server = ready()
     first = server.handle(frame("tools/list"))
     cached = server.cache["tools"]
-    assert server.handle(frame("tools/list", id=2)).endswith(cached + b"}")
+    assert server.handle(frame("tools/list", id=2)).endswith(b"".join(cached) + b"}")
     assert server.cache["tools"] is cached
     assert first.replace(b'"id":1', b'"id":2') == server.handle(frame("tools/list", id=2))
 

@@ -162,7 +162,7 @@ class Feed:
     def recv(self, timeout_ms):
         return self.n
 
-    def write(self, data):  # one whole answer (or a full-buffer chunk of one)
+    def write(self, data, n):  # one whole answer (or a full-buffer chunk of one)
         pass
 
     def end(self):  # the older, streaming API
