@@ -885,11 +885,15 @@ def report(results, command, took_s):
         "makes a function object (16 B) and every class a type and its dict in RAM when the "
         "module runs: the always-loaded core has 107 functions and 8 classes. What moves "
         "it: freezing or ROMFS (tinymcp-firmware, tinymcp-deploy --romfs), fewer features.",
-        "(c), (h) per request (ping, tools/list <= 64 B; tools/call <= 256 B): json.loads of the "
-        "smallest request is a 48 B dict; the frame handed to it and the answer handed to the "
-        "port are one memoryview each (16 B): 80 B before any handler runs. tools/call adds the "
-        "arguments' dicts, the tool's own result (the reference board's read_adc: a dict and "
-        "three floats, 96 B) and its JSON text for the mirror (48 B).",
+        "(c), (h) per request (ping, tools/list <= 64 B; tools/call <= 256 B): what a request "
+        "cannot do without is json.loads of the frame (48 B for the smallest request) and the "
+        "frame handed to it as one memoryview (16 B): 64 B. The answer leaves the output buffer "
+        "with write(buf, n), a list page is kept encoded in its pieces, and a tool's text "
+        "mirror is escaped from its dumped text in place, so none of them allocates. tools/call "
+        "adds the arguments' dicts and the tool's own result: the reference board's read_adc a "
+        "dict and three floats. The sim board's tools run the drivers on simulated chips (I2C "
+        "transfers into buffers, float arithmetic: each float is an object on a 32-bit board) "
+        "and return typed readings with a units dict: that work is the tool's, not the core's.",
         "(e) image sizes grew with what the boards now carry: the network port (ports/tcp.py, "
         "ports/micropython/wifi.py), typed readings, and on the sim board the history.",
     ]
