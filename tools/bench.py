@@ -869,35 +869,55 @@ def report(results, command, took_s):
                  "strace -f -c over a session of tools/call. (c) figures are steady state: each "
                  "request is warmed once, then repeated with the collector off and the allocation "
                  "divided." % IN_FLIGHT)
+    # (section, part of a measure, why): said when a row of that measure missed its target.
     gaps = [
-        "(a) tinymcp / canned floor with %d in flight (>= 0.5x): the floor's whole cost is a "
-        "pipe write and a byte search per request (a few microseconds: see its figure); "
-        "tinymcp on top decodes the JSON, dispatches and validates, runs the sim board's "
-        "simulated drivers (sines, noise, rounding) and encodes the answer with its text "
-        "mirror, each a C-speed step of CPython's json or a few dict operations, which together "
-        "cost more than the pipe does. Half the floor would leave all of that the time of one "
-        "pipe write." % IN_FLIGHT,
-        "(c), (h) held RAM (sim <= 24 KiB, reference <= 13 KiB as .mpy; frozen <= 8 / 2 KiB): "
-        "as .mpy in RAM a module costs about 2.3 times its file (bytecode, its qstrs interned "
-        "in RAM, a raw-code record and a function object per def): the reference board loads "
-        "about 18 KB of .mpy (server 6.6, schema 2.7, jsonrpc 1.9, resources 1.9, tools 1.8, "
-        "protocol 1.5, revision 1.0). Frozen, the bytecode stays in flash but every def still "
-        "makes a function object (16 B) and every class a type and its dict in RAM when the "
-        "module runs: the always-loaded core has 107 functions and 8 classes. What moves "
-        "it: freezing or ROMFS (tinymcp-firmware, tinymcp-deploy --romfs), fewer features.",
-        "(c), (h) per request (ping, tools/list <= 64 B; tools/call <= 256 B): what a request "
-        "cannot do without is json.loads of the frame (48 B for the smallest request) and the "
-        "frame handed to it as one memoryview (16 B): 64 B. The answer leaves the output buffer "
-        "with write(buf, n), a list page is kept encoded in its pieces, and a tool's text "
-        "mirror is escaped from its dumped text in place, so none of them allocates. tools/call "
-        "adds the arguments' dicts and the tool's own result: the reference board's read_adc a "
-        "dict and three floats. The sim board's tools run the drivers on simulated chips (I2C "
-        "transfers into buffers, float arithmetic: each float is an object on a 32-bit board) "
-        "and return typed readings with a units dict: that work is the tool's, not the core's.",
-        "(e) image sizes grew with what the boards now carry: the network port (ports/tcp.py, "
-        "ports/micropython/wifi.py), typed readings, and on the sim board the history.",
+        ("a", "ratio tinymcp / SDK (tools/call)",
+         "(a) tinymcp / SDK one request at a time (>= 10x): a ratio of two rates taken in "
+         "alternating short batches on a shared machine; one request at a time, every "
+         "round trip wakes the client and the server, so a neighbour's load moves the ratio "
+         "most here (its per-batch 10th-90th percentile is printed beside it). With requests "
+         "in flight the same servers stay far above 20x."),
+        ("a", "canned-answer floor, ",
+         "(a) tinymcp / canned floor with %d in flight (>= 0.5x): the floor's whole cost is a "
+         "pipe write and a byte search per request (a few microseconds: see its figure); "
+         "tinymcp on top decodes the JSON, dispatches and validates, runs the sim board's "
+         "simulated drivers (sines, noise, rounding) and encodes the answer with its text "
+         "mirror, each a C-speed step of CPython's json or a few dict operations, which together "
+         "cost more than the pipe does. Half the floor would leave all of that the time of one "
+         "pipe write." % IN_FLIGHT),
+        ("c", "held, import + build",
+         "(c), (h) held RAM (sim <= 24 KiB, reference <= 13 KiB as .mpy; frozen <= 8 / 2 KiB): "
+         "as .mpy in RAM a module costs about 2.3 times its file (bytecode, its qstrs interned "
+         "in RAM, a raw-code record and a function object per def): the reference board loads "
+         "about 18 KB of .mpy (server 6.6, schema 2.7, jsonrpc 1.9, resources 1.9, tools 1.8, "
+         "protocol 1.5, revision 1.0). Frozen, the bytecode stays in flash but every def still "
+         "makes a function object (16 B) and every class a type and its dict in RAM when the "
+         "module runs: the always-loaded core has 107 functions and 8 classes. What moves "
+         "it: freezing or ROMFS (tinymcp-firmware, tinymcp-deploy --romfs), fewer features."),
+        ("c", "serve loop",
+         "(c), (h) per request (ping, tools/list <= 64 B; tools/call <= 256 B): what a request "
+         "cannot do without is json.loads of the frame (48 B for the smallest request) and the "
+         "frame handed to it as one memoryview (16 B): 64 B. The answer leaves the output buffer "
+         "with write(buf, n), a list page is kept encoded in its pieces, and a tool's text "
+         "mirror is escaped from its dumped text in place, so none of them allocates. tools/call "
+         "adds the arguments' dicts and the tool's own result: the reference board's read_adc a "
+         "dict and three floats. The sim board's tools run the drivers on simulated chips (I2C "
+         "transfers into buffers, float arithmetic: each float is an object on a 32-bit board) "
+         "and return typed readings with a units dict: that work is the tool's, not the core's."),
+        ("d", "smallest -X heapsize",
+         "(d) smallest heap for a whole session (<= 48 KiB): on the 64-bit unix port every "
+         "object and pointer is twice its size on a board, and the heap also holds the sim "
+         "board's code as bytecode (section c: 78 KiB after import + build, 64-bit). The same "
+         "session on the 32-bit emulated board needs the free heap in section h (frozen, the "
+         "code stays in flash)."),
+        ("e", "image tinymcp-deploy",
+         "(e) image sizes grew with what the boards now carry: the network port (ports/tcp.py, "
+         "ports/micropython/wifi.py), typed readings, and on the sim board the history."),
     ]
-    lines += ["## Gaps", ""] + ["- " + g for g in gaps] + [""]
+    said = [why for section, part, why in gaps
+            if any(r[0] == section and part in r[1] and r[5].startswith("missed") for r in rows)]
+    if said:
+        lines += ["## Gaps", ""] + ["- " + why for why in said] + [""]
     lines += ["## Notes", ""] + ["- " + n for n in notes] + [""]
     return rows, "\n".join(lines)
 
