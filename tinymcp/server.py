@@ -362,7 +362,8 @@ def _copy(data, n):
     return bytes(memoryview(data)[:n])
 
 
-# -- the handlers: fn(server, params) -> a result (dict, encoded bytes, Structured) ---------
+# -- the handlers: fn(server, params) -> a result (dict, encoded bytes or a page's encoded
+# pieces, Structured) ----------------------------------------------------------------------
 
 def _initialize(server, params):
     asked = params.get("protocolVersion")

@@ -44,8 +44,9 @@ class StdioStream:
 
 
 class UARTStream:
-    # A machine.UART, or anything with its any(), readinto(buf, n) and write(buf, n) (the board file builds it,
-    # so this module never imports machine). Waits by polling any(): works on every port.
+    # A machine.UART, or anything with its any(), readinto(buf, n) and write(buf, n) (the board
+    # file builds it, so this module never imports machine). Waits by polling any(): works on
+    # every port.
     wait_step_ms = 2
 
     def __init__(self, uart, size=256):
