@@ -107,7 +107,6 @@ if sys.implementation.name == "micropython":
             size = size or self.size
             self.bio = io.BytesIO(size)
             self.buf = bytearray(size)
-            self.view = memoryview(self.buf)
 
         def put(self, piece):  # bytes, bytearray, memoryview or str: all are buffers here
             bio = self.bio
@@ -182,10 +181,9 @@ if sys.implementation.name == "micropython":
                 bio.readinto(buf)
                 self.send(buf, size)
                 n -= size
-            left = self.view[:n]
-            bio.readinto(left)
+            bio.readinto(buf, n)
             bio.seek(0)
-            bio.write(left)
+            bio.write(buf, 0, n)
 
         def end(self):
             bio = self.bio

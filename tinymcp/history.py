@@ -26,7 +26,6 @@ class Quantity:
         self.count = 0
         self.next = 0       # where the next sample goes
         self.alert = None   # [direction "above"/"below", level, hysteresis, armed, crossings]
-        self.crossings = 0  # every crossing so far, on any alert of this quantity
 
     def add(self, t, value):
         i = self.next
@@ -56,7 +55,6 @@ class Quantity:
         if alert[3] and beyond:
             alert[3] = False
             alert[4] += 1
-            self.crossings += 1
             return True
         back = value <= level - alert[2] if above else value >= level + alert[2]
         if not alert[3] and back:

@@ -1,12 +1,8 @@
 # Resources: exact URIs and RFC 6570 level-1 templates, matched as strings (never as paths).
-from tinymcp.jsonrpc import BINARY, RpcError, INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, text
+from tinymcp.jsonrpc import (BINARY, RpcError, INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND,
+                             text)
+from tinymcp.protocol import const
 from tinymcp.registry import head
-
-try:
-    from micropython import const
-except ImportError:
-    def const(x):
-        return x
 
 # An entry: (uri, fn, name, description, mime, title, watch, complete, parts); parts is None for
 # an exact URI, else (literals, variables) of the template.

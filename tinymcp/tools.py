@@ -1,12 +1,7 @@
 # Tools: one decorated function each; its declared schema drives tools/list and validation.
 from tinymcp import schema
+from tinymcp.protocol import const
 from tinymcp.registry import Registry, head
-
-try:
-    from micropython import const
-except ImportError:
-    def const(x):
-        return x
 
 # An entry: (name, fn, description, inputs, outputs, title, hints, wants_ctx). inputs and outputs
 # are kept as declared (the compact form or a whole schema); hints packs the annotations.
