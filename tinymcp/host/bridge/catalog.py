@@ -83,18 +83,6 @@ class Catalog:
                         taken[shown] = item["name"]
         return changed
 
-    def forget(self):
-        self.items = dict.fromkeys(KINDS)
-        self.names = {"tools": {}, "prompts": {}}
-
-    def board_name(self, kind, name):
-        # The board's own name for a host's tool or prompt name (None: not one of this board's).
-        found = self.names[kind].get(name)
-        if found is None:
-            label, rest = split_name(name)
-            found = rest if label is not None else None
-        return found
-
     def listing(self, kind, label):
         # The board's items of one kind as hosts see them.
         field = KINDS[kind][2]

@@ -12,6 +12,7 @@ import sys
 
 from tinymcp.host.args import Parser
 from tinymcp.host.bridge.catalog import LABEL, slug
+from tinymcp.host.bridge.host import log_failure
 from tinymcp.host.bridge.link import Link, PortError, check_url, is_url, open_port
 
 log = logging.getLogger("tinymcp.bridge")
@@ -213,11 +214,6 @@ def _secret(given, option, env):
     return os.environ.get(env) or None
 
 
-def _ended(task):
-    if not task.cancelled() and task.exception() is not None:
-        log.error("%s ended: %r", task.get_coro().__qualname__, task.exception())
-
-
 def _command():
     # The absolute path a host config should name to start this bridge.
     if os.path.basename(sys.argv[0]) == "tinymcp-bridge":
@@ -260,7 +256,7 @@ async def run(args, specs, several, opened, http, sock, demo):
                               taken=lambda device: os.path.realpath(device) in named)
         tasks.append(loop.create_task(discovery.run()))
     for task in tasks:   # these run for as long as the bridge does: an end is a bug, said
-        task.add_done_callback(_ended)
+        task.add_done_callback(log_failure)
     fronts = []
     http_front = None
     if http is not None:

@@ -7,7 +7,7 @@ from tinymcp.protocol import (CLIENT_NEEDS as NEEDS, INVALID_PARAMS, INVALID_REQ
                               METHOD_NOT_FOUND, VERSIONS)
 
 from tinymcp.host.bridge.fit import fit_initialize, fit_result
-from tinymcp.host.bridge.host import capabilities, err
+from tinymcp.host.bridge.host import capabilities, err, log_failure
 
 log = logging.getLogger("tinymcp.bridge.handshake")
 
@@ -45,7 +45,7 @@ class HostCall:
         oid, answer = session.ask(msg["method"], msg.get("params"), self.rid)
         task = asyncio.get_running_loop().create_task(self._relay(msg["id"], oid, answer, reply,
                                                                   ended))
-        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        task.add_done_callback(log_failure)
         self.asks[msg["id"]] = (task, oid)
         return None
 

@@ -16,6 +16,13 @@ def err(code, message):
     return {"error": {"code": code, "message": message}}
 
 
+def log_failure(task):
+    # A done callback for a task (or future) nobody awaits: its failure is logged, never lost.
+    if not task.cancelled() and task.exception() is not None:
+        what = task.get_coro().__qualname__ if hasattr(task, "get_coro") else "a bridge call"
+        log.error("%s ended: %r", what, task.exception())
+
+
 def capabilities(init):
     # The capabilities hosts are told, from the boards' initialize result.
     caps = init.get("capabilities") or DEFAULT_CAPABILITIES

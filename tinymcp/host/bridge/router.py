@@ -12,6 +12,7 @@ from tinymcp.protocol import (CLIENT_NEEDS as NEEDS, INVALID_PARAMS, LEVELS, MET
 
 from tinymcp.host.bridge.catalog import (KINDS, LISTS, OFFERS, Catalog, labelled_uri, outward,
                                          slug, split_name, split_uri)
+from tinymcp.host.bridge.host import err, log_failure
 
 log = logging.getLogger("tinymcp.bridge.router")
 
@@ -31,17 +32,8 @@ SEVERAL_CAPABILITIES = {"tools": {"listChanged": True}, "prompts": {"listChanged
                         "resources": {"subscribe": True, "listChanged": True}}
 
 
-def err(code, message):
-    return {"error": {"code": code, "message": message}}
-
-
-def _quiet(task):
-    if not task.cancelled() and task.exception() is not None:
-        log.error("%s ended: %r", task.get_coro().__qualname__, task.exception())
-
-
 def background(coro):
-    asyncio.get_running_loop().create_task(coro).add_done_callback(_quiet)
+    asyncio.get_running_loop().create_task(coro).add_done_callback(log_failure)
 
 
 class Board:
@@ -60,7 +52,7 @@ class Board:
     def run(self, coro):
         # A task that lives as long as this board is served (its link, its simulated process).
         task = asyncio.get_running_loop().create_task(coro)
-        task.add_done_callback(_quiet)
+        task.add_done_callback(log_failure)
         self.tasks.append(task)
         return task
 
@@ -323,10 +315,19 @@ class Router:
         return reply
 
     def unsubscribe(self, uri):
-        # The last host interested in a resource has gone.
-        board, own = self._resource(uri)
-        if board is not None and own in self.subs.get(board.label, ()):
-            self.subs[board.label].discard(own)
+        # The last host interested in a resource has gone: not subscribed again when its board
+        # comes back, whether or not the board is here now.
+        if self.several:
+            label, own = split_uri(uri)
+            board = self._labelled(label)
+        else:
+            board, own = self.boards[0], uri
+            label = board.label
+        subs = self.subs.get(label)
+        if subs is None or own not in subs:
+            return
+        subs.discard(own)
+        if board is not None:
             background(board.session.call("resources/unsubscribe", {"uri": own}))
 
     def set_level(self, host, rank):

@@ -13,7 +13,7 @@ from tinymcp.protocol import (CLIENT_NEEDS as NEEDS, HANDSHAKE_ONLY, INVALID_PAR
                               RESOURCE_NOT_FOUND, STATELESS, SUBSCRIPTION_META,
                               UNSUPPORTED_VERSION, VERSIONS as HANDSHAKE_VERSIONS)
 
-from tinymcp.host.bridge.host import capabilities, err
+from tinymcp.host.bridge.host import capabilities, err, log_failure
 
 log = logging.getLogger("tinymcp.bridge.stateless")
 
@@ -220,7 +220,7 @@ class Stateless:
             reply({"jsonrpc": "2.0", "id": bid, "error": {
                 "code": METHOD_NOT_FOUND, "message": "the client does not support " + need}})
             # The host gets its answer now; the board's call ends on its own, unseen.
-            exchange.call.add_done_callback(lambda t: t.cancelled() or t.exception())
+            exchange.call.add_done_callback(log_failure)
             reply = err(MISSING_CAPABILITY, "Missing required client capability: " + need)
             reply["error"]["data"] = {"requiredCapabilities": {need: {}}}
             return reply

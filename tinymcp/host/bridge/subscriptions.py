@@ -45,13 +45,14 @@ class Subscriptions:
             if wanted.get(flag) is True and kind in capabilities:
                 granted[flag] = True
         self.streams[(session, stream)] = granted
-        uris = []
+        # Kept in granted as each is added: a stream cancelled meanwhile (end()) drops them.
+        uris = granted["resourceSubscriptions"] = []
         for uri in wanted.get("resourceSubscriptions") or ():
             if type(uri) is str and uri not in uris and "result" in await self.add(session, uri,
                                                                                     stream):
                 uris.append(uri)
-        if uris:
-            granted["resourceSubscriptions"] = uris
+        if not uris:
+            del granted["resourceSubscriptions"]
         return granted
 
     def end(self, session, stream):
