@@ -216,3 +216,11 @@ def test_space_counts_whole_blocks_new_directories_and_what_is_removed():
         check_space(one, [], {}, 4096, 4096, 1)              # a new directory takes two blocks
     check_space(one, ["old.mpy"], {"old.mpy": (5000, None)}, 0, 4096, 0)   # removed first
     check_space(one, [], {"a.mpy": (10, None)}, 0, 4096, 0)  # overwritten in place
+
+
+def test_an_unwritable_build_folder_gets_one_line_not_a_traceback(repo, tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["--board", "sim", "--dry-run", "--build", str(blocker / "build"),
+                 "--root", repo]) == 2
+    assert str(blocker) in one_line_error(capsys)

@@ -164,3 +164,10 @@ def test_run_boots_the_emulated_board_behind_a_pty_until_told_to_stop(sim_elf):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_an_unwritable_out_folder_gets_one_line_not_a_traceback(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["--board", "sim", "--out", str(blocker / "out")]) == 2
+    assert str(blocker) in one_line_error(capsys)

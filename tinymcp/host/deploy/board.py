@@ -42,6 +42,18 @@ def probe_port(port, baud):
     s.close()
 
 
+def _mpremote_romfs(name):
+    # -> (CommandError, mpremote's own ROMFS step `name`): not public API, so a later mpremote
+    # may lack it; that is a one-line error, not a traceback.
+    import mpremote
+    from mpremote import commands
+    step = getattr(commands, name, None)
+    if step is None:
+        raise DeployError("this mpremote (%s) has no %s: pip install 'mpremote>=1.29,<1.30'"
+                          % (getattr(mpremote, "__version__", "?"), name))
+    return commands.CommandError, step
+
+
 class Board:
     # The board over mpremote's serial transport: raw REPL commands, file writes, resets.
     def __init__(self, port, baud=115200):
@@ -136,12 +148,13 @@ class Board:
         # -> the size of ROMFS partition 0, asked the way mpremote romfs does.
         import contextlib
         import io
-        from mpremote.commands import CommandError, _do_romfs_query_partition
+        CommandError, _do_romfs_query_partition = _mpremote_romfs("_do_romfs_query_partition")
         try:
-            has = self.t.eval("hasattr(__import__('vfs'), 'rom_ioctl')")
+            has = (self.t.eval("hasattr(__import__('vfs'), 'rom_ioctl')")
+                   and self.t.eval("__import__('vfs').rom_ioctl(1)") > 0)
         except self.TransportError:   # no vfs module at all: MicroPython before 1.23
             has = False
-        if not has or self.t.eval("__import__('vfs').rom_ioctl(1)") <= 0:
+        if not has:
             raise DeployError(none_reason)
         try:
             self.t.exec("import vfs")
@@ -165,7 +178,7 @@ class Board:
         import contextlib
         import tempfile
         import types
-        from mpremote.commands import CommandError, _do_romfs_deploy
+        CommandError, _do_romfs_deploy = _mpremote_romfs("_do_romfs_deploy")
         from mpremote.main import State
 
         class Connected(State):

@@ -128,7 +128,7 @@ def main(argv=None):
     p.add_argument("--link", choices=("json", "cbor"), default="json",
                    help="cbor: also ship the CBOR link mode (tinymcp-bridge --link auto|cbor)")
     p.add_argument("--no-source-lines", action="store_true",
-                   help="leave line numbers out of the .mpy files (about 7%% smaller)")
+                   help="leave line numbers out of the .mpy files (about 6%% smaller)")
     p.add_argument("--handshake-only", action="store_true",
                    help="leave out the 2026-07-28 revision (tinymcp/stateless): clients fall back to "
                         "initialize, the bridge never needs it")
@@ -191,7 +191,7 @@ def main(argv=None):
             with tempfile.TemporaryDirectory() as tmp:
                 deploy(root, a.board, a.port, a.baud, tmp, a.mpy_version, a.hard_reset, **options)
         return 0
-    except DeployError as e:
+    except (DeployError, OSError) as e:   # OSError: an unwritable --build, a full disk
         sys.stdout.flush()
         sys.stderr.write("tinymcp-deploy: %s\n" % e)
         return 2

@@ -113,7 +113,7 @@ def main(argv=None):
         if a.run:
             run_board(elf, out)
         return 0
-    except (FirmwareError, DeployError) as e:
+    except (FirmwareError, DeployError, OSError) as e:   # OSError: an unwritable --out, a full disk
         out.flush()
         sys.stderr.write("tinymcp-firmware: %s\n" % e)
         return 2
