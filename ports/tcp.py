@@ -152,8 +152,8 @@ def _address(peer):
     return repr(peer)
 
 
-def listen(server, host="0.0.0.0", port=8765, token=None, log=print, sessions=None):
-    # Serve clients one after another, for ever (or for `sessions` clients: tests).
+def listen(server, host="0.0.0.0", port=8765, token=None, log=print):
+    # Serve clients one after another, for ever.
     address = socket.getaddrinfo(host, port)[0][-1]
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -161,7 +161,7 @@ def listen(server, host="0.0.0.0", port=8765, token=None, log=print, sessions=No
     listener.listen(1)
     log("tinymcp: listening on %s:%d%s" % (host, port, " (token required)" if token else ""))
     try:
-        while sessions is None or sessions > 0:
+        while True:
             client, peer = listener.accept()
             stream = SocketStream(client)
             try:
@@ -171,7 +171,5 @@ def listen(server, host="0.0.0.0", port=8765, token=None, log=print, sessions=No
                 Channel(server, stream).run()
             finally:
                 stream.close()
-            if sessions is not None:
-                sessions -= 1
     finally:
         listener.close()

@@ -30,8 +30,10 @@ FRAME_TOO_LONG = "frame-too-long"        # with data["limit"]: the board's frame
 LINK_UNAVAILABLE = "link-unavailable"    # with data["link"]: a link mode the board cannot read
 UNAUTHORIZED = "unauthorized"            # a board on the network wants its token first
 
-# A board on the network: a client's first line is TOKEN_LINE + the token, before any frame.
+# A board on the network: a client's first line is TOKEN_LINE + the token, before any frame; a
+# board listens only with a token of MIN_TOKEN characters or more.
 TOKEN_LINE = "TOKEN "
+MIN_TOKEN = const(16)
 
 # The board's link offer in initialize: capabilities.experimental[LINK_KEY] =
 # {"maxFrame": bytes, "cbor": true when it reads CBOR link frames}.

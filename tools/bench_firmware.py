@@ -22,7 +22,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-SUPPORT = os.path.join(ROOT, "tools", "bench_support")
 LAYOUTS = ("frozen", "romfs", "mpy")
 LABELS = {"frozen": "frozen", "romfs": "ROMFS", "mpy": ".mpy in RAM"}
 BOARDS = (("sim", "boards.sim.main"), ("ref", "ref_board"))
@@ -82,10 +81,8 @@ def frozen_manifest(path):
 
 def firmwares():
     # -> {layout: (firmware.elf, romfs image or None, .mpy tree to copy or None)}
-    import contextlib
-    import io
-    from mpremote.romfs import make_romfs
     from tests.firmware import images
+    from tinymcp.host.deploy.romfs import write_image
     from tinymcp.host.firmware.build import build_qemu
     out = os.path.join(images.CACHE, "bench")
     os.makedirs(out, exist_ok=True)
@@ -96,11 +93,8 @@ def firmwares():
         import shutil
         shutil.rmtree(tree)
     compiled(tree)
-    with contextlib.redirect_stdout(io.StringIO()):
-        image = make_romfs(tree, mpy_cross=False)
     romfs = os.path.join(out, "bench.romfs")
-    with open(romfs, "wb") as f:
-        f.write(image)
+    write_image(tree, romfs)
     plain = images.plain()
     return {"frozen": (frozen, None, None), "romfs": (plain, romfs, None), "mpy": (plain, None, tree)}
 

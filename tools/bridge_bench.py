@@ -22,8 +22,6 @@ from tinymcp.host.lineclient import LineClient, child  # noqa: E402
 
 BRIDGE = [sys.executable, "-m", "tinymcp.host.bridge"]
 BOARD = [sys.executable, os.path.join(REPO, "boards", "sim", "main.py")]
-INIT = {"protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "bench", "version": "0"}}
 
 
 class Peer(LineClient):
@@ -251,7 +249,7 @@ def timed(fn):
 
 
 def abandoned_sessions(n=1500):
-    # -> (RSS growth in MB, sessions the bridge still holds): each session makes one call.
+    # -> RSS growth in MB: each session makes one call, then is left open.
     bridge = HttpBridge("--sim")
     try:
         call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": CALL}
@@ -268,7 +266,6 @@ def stalled_listener(n=100000):
     # A host opens its GET stream and stops reading while the board logs n lines; another
     # host's call meanwhile. -> (RSS growth in MB, seconds for the other host's call)
     import socket
-    sys.path.insert(0, REPO)
     from tests.hostile.fakeboard import FakeBoard
     line = json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
                        "params": {"level": "warning", "data": "x" * 150}}).encode() + b"\n"
@@ -378,7 +375,6 @@ def _raw(url, data):
 
 def board_ask_refused():
     # A board asks sampling/createMessage while no host's call runs: refused, and how soon.
-    sys.path.insert(0, REPO)
     from tests.hostile.fakeboard import FakeBoard
     board = FakeBoard()
     peer = Peer(BRIDGE + ["--port", board.device, "--timeout", "60"])

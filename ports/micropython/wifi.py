@@ -8,6 +8,7 @@ import json
 import sys
 
 from tinymcp.clock import sleep_ms, ticks_diff, ticks_ms
+from tinymcp.protocol import MIN_TOKEN
 
 SETTINGS = "network.json"
 PORT = 8765
@@ -26,9 +27,9 @@ def settings(path=SETTINGS):
     if type(found) is not dict or type(found.get("ssid")) is not str:
         return None, path + " has no ssid"
     token = found.get("token")
-    if type(token) is not str or len(token) < 16:
-        return None, path + " has no token of 16 characters or more: anyone on the network " \
-                            "could drive the board"
+    if type(token) is not str or len(token) < MIN_TOKEN:
+        return None, path + " has no token of %d characters or more: anyone on the network " \
+                            "could drive the board" % MIN_TOKEN
     port = found.get("port", PORT)
     if type(port) is not int or not 0 < port < 65536:
         return None, path + " has a port that is not 1..65535"
@@ -50,17 +51,17 @@ def join(ssid, password, timeout_ms=20000):
     return wlan.ifconfig()[0]
 
 
-def serve(server, found, log=print):
+def serve(server, found):
     # Join the network and serve clients there, one at a time, for as long as the board runs.
     from ports.tcp import listen
     address = join(found["ssid"], found.get("password", ""))
     port = found.get("port", PORT)
-    log("tinymcp: on Wi-Fi %s as %s; MCP on %s:%d (token required)"
-        % (found["ssid"], address, address, port))
+    print("tinymcp: on Wi-Fi %s as %s; MCP on %s:%d (token required)"
+          % (found["ssid"], address, address, port))
     try:
-        listen(server, "0.0.0.0", port, found["token"], log)
+        listen(server, "0.0.0.0", port, found["token"])
     except OSError as e:
-        log("tinymcp: the network server stopped: " + str(e))
+        print("tinymcp: the network server stopped: " + str(e))
         if hasattr(sys, "print_exception"):
             sys.print_exception(e)
     return "network"

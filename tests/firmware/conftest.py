@@ -92,14 +92,9 @@ def compiled_tree(dest, rels):
 
 
 def romfs_image(tree, path):
-    # An image of tree that vfs.VfsRom mounts, as mpremote romfs builds it.
-    import contextlib
-    import io
-    from mpremote.romfs import make_romfs
-    with contextlib.redirect_stdout(io.StringIO()):   # its listing of the tree
-        image = make_romfs(tree, mpy_cross=False)
-    with open(path, "wb") as f:
-        f.write(image)
+    # An image of tree that vfs.VfsRom mounts, as tinymcp-deploy --romfs builds it.
+    from tinymcp.host.deploy.romfs import write_image
+    write_image(tree, path)
     return path
 
 

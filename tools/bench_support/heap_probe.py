@@ -165,9 +165,6 @@ class Feed:
     def write(self, data, n):  # one whole answer (or a full-buffer chunk of one)
         pass
 
-    def end(self):  # the older, streaming API
-        pass
-
 
 def serve_loop(server, frame):
     # -> fn() that passes frame once through a Channel, as a board's serve loop would.

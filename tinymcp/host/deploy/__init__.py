@@ -5,7 +5,8 @@
 #   tinymcp-deploy --manifests                             rewrite the mip package*.json files
 #
 # files: which repo files a board runs; mpy: compiling them; board: talking to the board through
-# mpremote; manifest: the mip package*.json; cli: the command line.
+# mpremote; romfs: the image for --romfs; network: network.json for --wifi and the check on the
+# network; manifest: the mip package*.json; cli: the command line.
 
 
 class DeployError(Exception):

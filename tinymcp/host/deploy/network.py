@@ -6,15 +6,14 @@ import secrets
 
 from tinymcp.host.deploy import DeployError
 from tinymcp.host.lineclient import LineClient
-from tinymcp.protocol import TOKEN_LINE
+from tinymcp.protocol import LATEST, MIN_TOKEN, TOKEN_LINE
 
 SETTINGS = "network.json"   # the board's ports/micropython/wifi.py SETTINGS
-MIN_TOKEN = 16              # the board refuses to listen with a shorter one
 # What the board prints on its console once it listens (ports/micropython/wifi.py serve()).
 LISTENING = re.compile(r"tinymcp: on Wi-Fi .* MCP on ([0-9A-Za-z.:\[\]-]+):(\d+)")
 NOT_ON_NETWORK = "tinymcp: not on the network: "
 # What deploy asks a board, on its serial line or on the network, to see that it serves.
-INITIALIZE = {"protocolVersion": "2025-11-25", "capabilities": {},
+INITIALIZE = {"protocolVersion": LATEST, "capabilities": {},
               "clientInfo": {"name": "tinymcp-deploy", "version": "0.1.0"}}
 
 

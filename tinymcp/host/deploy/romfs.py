@@ -21,17 +21,24 @@ NO_ROMFS = ("this firmware has no ROMFS partition (vfs.rom_ioctl): MicroPython 1
 def build_image(root, board, out_dir, mpy_version, extra=(), source_lines=True, leave_out=()):
     # -> (files inside the image as build() lists them, how they were found, the image bytes).
     # Writes out_dir/romfs/ (the image's tree), out_dir/romfs.img and out_dir/main.py.
-    from mpremote.romfs import make_romfs
     tree = os.path.join(out_dir, TREE)
     if os.path.isdir(tree):
         shutil.rmtree(tree)   # a file left from an earlier build must not slip into the image
     made, how = build(root, board, tree, mpy_version, extra, source_lines, leave_out)
     os.replace(os.path.join(tree, "main.py"), os.path.join(out_dir, "main.py"))
+    image = write_image(tree, os.path.join(out_dir, IMAGE))
+    return [m for m in made if m[0] != "main.py"], how, image
+
+
+def write_image(tree, path):
+    # -> an image of tree that vfs.VfsRom mounts (as mpremote romfs builds it), also written to
+    # path.
+    from mpremote.romfs import make_romfs
     with contextlib.redirect_stdout(io.StringIO()):   # make_romfs prints the tree it walks
         image = make_romfs(tree, mpy_cross=False)
-    with open(os.path.join(out_dir, IMAGE), "wb") as f:
+    with open(path, "wb") as f:
         f.write(image)
-    return [m for m in made if m[0] != "main.py"], how, image
+    return image
 
 
 def top_level(inside):

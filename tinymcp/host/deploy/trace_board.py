@@ -83,9 +83,9 @@ def main():
     server = board_main.build()
     for frame in HANDSHAKE:
         server.handle(frame.encode())
-    modern = board_main.build()   # a second connection, opening in the 2026-07-28 revision
+    stateless = board_main.build()   # a second connection, opening in the 2026-07-28 revision
     for frame in STATELESS:
-        modern.handle(frame.encode())
+        stateless.handle(frame.encode())
     ours = ("tinymcp/", "ports/", "boards/%s/" % board)
     files = []
     for module in list(sys.modules.values()):
