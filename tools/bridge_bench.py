@@ -18,7 +18,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if REPO not in sys.path:   # run from a checkout, installed or not
     sys.path.insert(0, REPO)
 
-from tinymcp.host.lineclient import LineClient, child  # noqa: E402
+from tinymcp.host.lineclient import LineClient, child, written  # noqa: E402
 
 BRIDGE = [sys.executable, "-m", "tinymcp.host.bridge"]
 BOARD = [sys.executable, os.path.join(REPO, "boards", "sim", "main.py")]
@@ -208,8 +208,7 @@ class HttpBridge:
                                      + list(args), stdin=subprocess.DEVNULL, stderr=self.err,
                                      cwd=REPO)
         while True:
-            self.err.seek(0)
-            text = self.err.read().decode(errors="replace")
+            text = written(self.err)
             if "board ready" in text and "serving http" in text:
                 break
             if self.proc.poll() is not None:

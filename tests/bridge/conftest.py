@@ -41,8 +41,7 @@ class Bridge:
                                      stderr=self.errfile, cwd=REPO, env=env or clean_env())
 
     def stderr(self):
-        self.errfile.seek(0)
-        return self.errfile.read().decode(errors="replace")
+        return lineclient.written(self.errfile)
 
     def wait_stderr(self, pattern, timeout=20):
         end = time.monotonic() + timeout

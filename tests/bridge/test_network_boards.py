@@ -10,6 +10,7 @@ import time
 import pytest
 from mcp import Client, StdioServerParameters
 
+from tinymcp.host import lineclient
 from tests.board_process import MICROPYTHON, REPO, board_command, board_env
 from tests.bridge.conftest import LineClient, Updates, bridge_script, clean_env, free_port
 from tests.bridge.test_sdk_clients import exercise
@@ -38,8 +39,7 @@ class NetworkBoard:
         return "socket://127.0.0.1:%d" % self.port
 
     def said(self):
-        self.console.seek(0)
-        return self.console.read().decode(errors="replace")
+        return lineclient.written(self.console)
 
     def refusals(self):
         return self.said().count("refused a client from")

@@ -32,6 +32,19 @@ def child(argv, cwd=None, env=None, pty=False, stderr=True):
     return {"read_fd": slave, "proc": proc, "errfile": errfile, "closing": (slave,)}
 
 
+def written(file):
+    # -> what a child process has written so far to file (a temporary file it shares), as text.
+    # Read with pread: seeking would move the offset the child writes at, and its next line
+    # would overwrite the start of the file.
+    fd = file.fileno()
+    chunks = []
+    while True:
+        chunk = os.pread(fd, 65536, sum(map(len, chunks)))
+        if not chunk:
+            return b"".join(chunks).decode(errors="replace")
+        chunks.append(chunk)
+
+
 class LineClient:
     # One peer. Reads in the caller's thread (select with a deadline); while it writes it also
     # reads, so a peer answering a long write never stalls on a full pipe. Notifications that
@@ -191,8 +204,7 @@ class LineClient:
         # What the child wrote on stderr so far ("" when it is not collected).
         if self.errfile is None:
             return ""
-        self.errfile.seek(0)
-        return self.errfile.read().decode(errors="replace")
+        return written(self.errfile)
 
     def _said(self):
         text = self.stderr()[-1500:]
