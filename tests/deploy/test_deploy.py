@@ -115,7 +115,7 @@ def test_a_file_that_does_not_fit_copies_nothing(repo, tmp_path, make_board, cap
 
 def test_a_board_with_no_filesystem_gets_the_reason_not_a_traceback(repo, tmp_path, make_board,
                                                                    capsys):
-    board = make_board(capacity=0)   # os.statvfs all zeros, as on MicroPython's stock qemu port
+    board = make_board(capacity=0)   # os.statvfs all zeros: a firmware with nothing mounted
     assert run(repo, board, tmp_path) == 2
     err = one_line_error(capsys)
     assert "no filesystem to copy to" in err and "tinymcp-firmware" in err

@@ -335,7 +335,7 @@ NO_FILESYSTEM = ("the board has no filesystem to copy to (os.statvfs of its work
 def check_space(copy, removed, existing, free, block, new_dirs):
     # Raise naming the first file that does not fit; littlefs takes whole blocks per file and
     # a block pair per directory.
-    if block <= 0:   # MicroPython's stock qemu port, or any firmware with nothing mounted
+    if block <= 0:   # a firmware with nothing mounted
         raise DeployError(NO_FILESYSTEM)
     left = free - 2 * block * new_dirs
     for p in removed:
