@@ -245,7 +245,7 @@ def test_the_json_path_base64s_raw_image_bytes_and_leaves_the_tool_list_alone():
     block = out[1][1]["result"]["content"][0]
     assert out[1][0] == "json" and type(block["data"]) is str
     import binascii
-    assert binascii.a2b_base64(block["data"]) == bytes(range(256))
+    assert binascii.a2b_base64(block["data"].encode()) == bytes(range(256))
     assert out[2][1]["result"]["content"][0]["data"] == bytes(range(256))
 
 

@@ -163,7 +163,7 @@ def test_a_plot_is_an_svg_image():
     block = plot["content"][0]
     assert block["type"] == "image" and block["mimeType"] == "image/svg+xml"
     from binascii import a2b_base64
-    svg = a2b_base64(block["data"]).decode()
+    svg = a2b_base64(block["data"].encode()).decode()  # bytes: a str is refused by some ports
     assert svg.startswith("<svg") and svg.endswith("</svg>") and "polyline" in svg
 
 
