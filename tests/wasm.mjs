@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const SOURCES = ["tinymcp", "ports", "boards", "tests/__init__.py", "tests/mprun.py", "tests/core",
+const SOURCES = ["tinymcp", "ports", "boards", "tests/__init__.py", "tests/mprun.py", "tests/float32.py", "tests/core",
                  "tests/sensors", "tests/cbor", "tests/cborlink"];
 const LEFT_OUT = new Set(["__pycache__", "host", "cpython"]);  // CPython-only code
 
