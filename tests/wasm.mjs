@@ -3,11 +3,12 @@
 //   node tests/wasm.mjs tests/core [tests/sensors ...]     (from the repo root)
 //
 // The code under test and the suites are copied into the port's in-memory filesystem, which
-// becomes the working directory. The heap starts at $WASM_HEAP bytes (default 192 KiB, about a Raspberry Pi Pico's).
-// This port never collects inside a call from JavaScript (it cannot scan the wasm stack): it grows
-// its heap instead and collects between calls. So each test is a call of its own, as a board would
-// collect between tests, and after each the heap held (gc.mem_alloc once collected) and its total
-// (micropython.mem_info) are read: the run fails when what the suites hold outgrows the start.
+// becomes the working directory. The heap starts at $WASM_HEAP bytes (default 192 KiB, about a
+// Raspberry Pi Pico's). This port never collects inside a call from JavaScript (it cannot scan
+// the wasm stack): it grows its heap instead, and collects between calls. So each test is a call
+// of its own, its garbage gone before the next; after each, what stays held (gc.mem_alloc, once
+// collected) and the heap's total (micropython.mem_info) are read. The run fails when what the
+// suites hold outgrows the starting heap; a test's own garbage may grow it (printed, not a cap).
 // The package comes from tools/bench_support, where .ci/install-bench puts it.
 // Exit status: 0 when no test failed and the held heap stayed within its start, else 1.
 import { readFileSync, readdirSync, statSync } from "node:fs";
@@ -15,8 +16,8 @@ import { join } from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const SOURCES = ["tinymcp", "ports", "boards", "tests/__init__.py", "tests/mprun.py", "tests/float32.py", "tests/core",
-                 "tests/sensors", "tests/cbor", "tests/cborlink"];
+const SOURCES = ["tinymcp", "ports", "boards", "tests/__init__.py", "tests/mprun.py", "tests/float32.py",
+                 "tests/core", "tests/sensors", "tests/cbor", "tests/cborlink"];
 const LEFT_OUT = new Set(["__pycache__", "host", "cpython"]);  // CPython-only code
 
 const targets = process.argv.slice(2);
