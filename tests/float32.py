@@ -17,3 +17,16 @@ def mean32(values):
     for v in values:
         total = f32(total + f32(v))
     return f32(total / len(values))
+
+
+class Float32Cbor:
+    # with Float32Cbor(): the CBOR codec as a float32 board sets it up at import (its float head
+    # and format), whatever this build's own floats are.
+    def __enter__(self):
+        from tinymcp import cbor
+        self.saved = cbor._FLOAT, cbor._FLOAT_FORMAT
+        cbor._FLOAT, cbor._FLOAT_FORMAT = b"\xfa\0\0\0\0", ">f"
+
+    def __exit__(self, *exc):
+        from tinymcp import cbor
+        cbor._FLOAT, cbor._FLOAT_FORMAT = self.saved

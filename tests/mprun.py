@@ -12,7 +12,7 @@ import sys
 sys.path.insert(0, ".")
 
 
-def _lacks(module):
+def lacks(module):
     try:
         __import__(module)
         return False
@@ -22,8 +22,8 @@ def _lacks(module):
 
 # need -> (is it missing here?, the reason a skip prints)
 LACKING = {
-    "threads": (lambda: _lacks("_thread"), "no _thread module"),
-    "sockets": (lambda: _lacks("socket"), "no socket module"),
+    "threads": (lambda: lacks("_thread"), "no _thread module"),
+    "sockets": (lambda: lacks("socket"), "no socket module"),
 }
 
 

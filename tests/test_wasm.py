@@ -59,10 +59,10 @@ def test_a_test_needing_what_the_runtime_lacks_is_skipped_with_its_reason(tmp_pa
         'def test_b():\n    raise AssertionError("ran")\n')
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setitem(mprun.LACKING, "gadget", (lambda: mprun._lacks("no_such_gadget"),
+    monkeypatch.setitem(mprun.LACKING, "gadget", (lambda: mprun.lacks("no_such_gadget"),
                                                   "no gadget module"))
     assert mprun.main(["suite"]) == 0
     out = capsys.readouterr().out
     assert mprun.outcome(out) == (1, 0, {"suite.test_needs.test_b": "no gadget module"})
-    monkeypatch.setitem(mprun.LACKING, "gadget", (lambda: mprun._lacks("os"), "no os"))
+    monkeypatch.setitem(mprun.LACKING, "gadget", (lambda: mprun.lacks("os"), "no os"))
     assert mprun.main(["suite"]) == 1  # present: it runs (and here fails)

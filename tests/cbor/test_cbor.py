@@ -3,7 +3,7 @@ import sys
 from struct import pack, unpack
 
 from tests.cbor.vectors import DECODE, ENCODE
-from tests.float32 import SINGLE, f32
+from tests.float32 import SINGLE, Float32Cbor, f32
 from tinymcp import cbor
 
 # RFC 8949 Appendix A, the examples cbor2's default encoding also writes (no shortest floats).
@@ -152,13 +152,9 @@ def test_rfc8949_examples_encode_and_decode():
 
 
 def test_a_single_precision_build_writes_floats_as_float32():
-    saved = cbor._FLOAT, cbor._FLOAT_FORMAT
-    try:
-        cbor._FLOAT, cbor._FLOAT_FORMAT = b"\xfa\0\0\0\0", ">f"  # what such a build picks at import
+    with Float32Cbor():  # what such a build picks at import
         assert cbor.dumps([1.5, -0.0, 100000.0]) == unhex("83 fa3fc00000 fa80000000 fa47c35000")
         assert cbor.dumps(float("nan")) == unhex("f97e00")
-    finally:
-        cbor._FLOAT, cbor._FLOAT_FORMAT = saved
     # and what this runtime's own build picked
     assert cbor.dumps(1.5) == unhex("fa 3fc00000" if SINGLE else "fb 3ff8000000000000")
 
@@ -178,15 +174,11 @@ def test_cbor2_vectors_as_a_single_precision_board_writes_them():
     # On every build, the codec as a float32 board sets it up: each of cbor2's floats written
     # as float32 (exact: the shortest width that holds a board's value; beyond float32's range
     # the infinity cbor2 writes as a half float), all else byte for byte as cbor2.
-    saved = cbor._FLOAT, cbor._FLOAT_FORMAT
-    try:
-        cbor._FLOAT, cbor._FLOAT_FORMAT = b"\xfa\0\0\0\0", ">f"
+    with Float32Cbor():
         for hexed, value in ENCODE:
             assert encodes_as(board_value(value), hexed, single=True), hexed
         assert cbor.dumps(f32(1.1)) == unhex("fa 3f8ccccd")
         assert cbor.dumps([f32(1e300), f32(5e-324)]) == unhex("82 f97c00 fa00000000")
-    finally:
-        cbor._FLOAT, cbor._FLOAT_FORMAT = saved
 
 
 def test_bytes_like_values_are_byte_strings_and_tuples_are_arrays():

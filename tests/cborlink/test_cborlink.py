@@ -6,7 +6,7 @@ from tinymcp import Server, cbor, cborlink
 from tinymcp.channel import Channel
 from tinymcp.schema import integer, number
 from tests.core.support import FakeStream, frame
-from tests.float32 import f32
+from tests.float32 import Float32Cbor, f32
 
 SPECIAL = (3, 4, 10)
 
@@ -161,13 +161,9 @@ def test_a_single_precision_board_sends_its_readings_as_float32():
     # On every build, the codec as a float32 board (rp2, esp32) sets it up: the reading it holds
     # crosses in 4 bytes, exactly, so the host gets the board's own value.
     call = {"name": "read_adc", "arguments": {"channel": 0}}
-    saved = cbor._FLOAT, cbor._FLOAT_FORMAT
-    try:
-        cbor._FLOAT, cbor._FLOAT_FORMAT = b"\xfa\0\0\0\0", ">f"
+    with Float32Cbor():
         line = cborlink.encode({"id": 1, "result": {"structuredContent": {"volts": f32(0.8226)}}})
         reason, out, _ = serve([INIT, cframe("tools/call", call, id=1)])
-    finally:
-        cbor._FLOAT, cbor._FLOAT_FORMAT = saved
     assert b"\xfa" + pack(">f", 0.8226) in line and b"\xfb" not in line
     assert cborlink.decode(line)["result"]["structuredContent"]["volts"] == f32(0.8226)
     volts = out[1][1]["result"]["structuredContent"]["volts"]
