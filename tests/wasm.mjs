@@ -1,6 +1,7 @@
 // The shared MicroPython suites (tests/mprun.py) on the 32-bit WebAssembly MicroPython, in Node.
 //
 //   node tests/wasm.mjs tests/core [tests/sensors ...]     (from the repo root)
+//   (one target a run, as tests/test_wasm.py does: all four at once hold more than a Pico has)
 //
 // The code under test and the suites are copied into the port's in-memory filesystem, which
 // becomes the working directory. The heap starts at $WASM_HEAP bytes (default 192 KiB, about a
@@ -60,5 +61,5 @@ for (let i = 0; i < mp.globals.get("_count"); i++) {
 mp.runPython("_failed = mprun.summary(_counts)\n");
 const outgrown = held > heap;
 console.log(`heap: started at ${heap} B, held at most ${held} B, grew to at most ${total} B`
-            + (outgrown ? ": the suites hold more than a board's heap" : ""));
+            + (outgrown ? ": the suites hold more than the heap they started with" : ""));
 process.exit(mp.globals.get("_failed") || outgrown ? 1 : 0);
