@@ -466,8 +466,8 @@ def heap(quick):
                 found[runner]["session"] = probe(runner, tree, ["session=boards.sim.main"])
         found["romfs"], refused = romfs_heap(runners, mpy_tree, os.path.join(tmp, "romfs"), n)
         for runner in refused:
-            found["notes"].append("%s: this build has no vfs.VfsRom, so ROMFS is measured on "
-                                  "the next runtime" % runner)
+            found["notes"].append("%s: this build has no vfs.VfsRom: ROMFS measured on %s" % (
+                runner, found["romfs"]["runner"] if found["romfs"] else "none"))
     return found
 
 
