@@ -466,8 +466,9 @@ def heap(quick):
                 found[runner]["session"] = probe(runner, tree, ["session=boards.sim.main"])
         found["romfs"], refused = romfs_heap(runners, mpy_tree, os.path.join(tmp, "romfs"), n)
         for runner in refused:
-            found["notes"].append("%s: this build has no vfs.VfsRom: ROMFS measured on %s" % (
-                runner, found["romfs"]["runner"] if found["romfs"] else "none"))
+            found["notes"].append("%s: this build has no vfs.VfsRom, so the ROMFS rows come "
+                                  "from %s" % (runner, found["romfs"]["runner"]
+                                               if found["romfs"] else "no runtime"))
     return found
 
 
@@ -772,15 +773,13 @@ def rows_for(results):
 
 
 def session_rows(session, label, tree):
-    # The peak of a whole session (heap_probe session=): its steps after import + build, as a
-    # board collects while it imports.
-    serving = session["session_steps"][1:]
-    top = max(serving, key=lambda step: step[2])
+    # The peak of a whole session (heap_probe session=), after import + build.
     check = session.get("session_check")
     return [("c", "%s, %s: heap in use at its peak serving a whole session, sim board (serve "
              "loop, 64 KiB garbage line; collector off within each request)" % (label, tree),
-             kib(top[2]) if check is None else "WRONG ANSWER: " + check[:60],
-             "at %s; held after it %s" % (top[0], kib(session["session_held_after"])),
+             kib(session["session_peak"]) if check is None else "WRONG ANSWER: " + check[:60],
+             "at %s; held after it %s" % (session["session_peak_at"],
+                                          kib(session["session_held_after"])),
              "", "" if check is None else "missed")]
 
 
@@ -914,9 +913,8 @@ def report(results, command, took_s):
     notes.append("(c) where the code lives: .mpy files in RAM, as plain tinymcp-deploy installs "
                  "them, and the same .mpy files in a ROMFS image (tinymcp.host.deploy.romfs."
                  "write_image) mounted with vfs.VfsRom, where bytecode runs in place; the image "
-                 "is read into the heap before the baseline, as a board maps it from flash. The "
-                 "WebAssembly build has no vfs.VfsRom, so ROMFS is measured on the 64-bit unix "
-                 "port. Frozen code needs a firmware build and is not measured here. "
+                 "is read into the heap before the baseline, as a board maps it from flash. "
+                 "Frozen code needs a firmware build and is not measured here. "
                  "boards/rpi_pico runs its build() with tools/bench_support/machine_standin.py "
                  "as `machine`, imported before the baseline (C types on a board); its bus "
                  "answers nothing, as with no sensor fitted.")

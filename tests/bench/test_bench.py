@@ -76,14 +76,17 @@ def test_every_answer_is_one_write_on_both_runtimes(quick_run):
     assert writes == {"tinymcp (CPython)": 1.0, "tinymcp (MicroPython unix)": 1.0}, writes
 
 
+def wasm(raw):
+    # Section c's figures from the 32-bit WebAssembly MicroPython.
+    if "wasm" not in raw["c"]:
+        missing("the WebAssembly MicroPython is not installed (.ci/install-bench)")
+    return raw["c"]["wasm"]
+
+
 def test_heap_figures_on_32_bit_micropython(quick_run):
     _stdout, _markdown, raw = quick_run
-    if "wasm" not in raw["c"]:
-        if os.environ.get("CI"):
-            pytest.fail("the WebAssembly MicroPython is missing in CI: run .ci/install-bench")
-        pytest.skip("WebAssembly MicroPython not installed (.ci/install-bench)")
-    sim = raw["c"]["wasm"]["sim"]
-    assert raw["c"]["wasm"]["ref"]["word_bits"] == 32
+    sim = wasm(raw)["sim"]
+    assert wasm(raw)["ref"]["word_bits"] == 32
     for key in ("held_build", "per_call_mean", "per_ping", "per_list", "loop_call_mean"):
         assert sim[key] > 0, key
 
@@ -115,14 +118,13 @@ def test_held_ram_of_three_boards_as_mpy_in_ram_and_on_romfs(quick_run):
 
 def test_a_whole_session_served_on_32_bit_micropython(quick_run):
     _stdout, markdown, raw = quick_run
-    if "wasm" not in raw["c"]:
-        missing("the WebAssembly MicroPython is not installed (.ci/install-bench)")
-    session = raw["c"]["wasm"]["session"]
+    session = wasm(raw)["session"]
     assert session["session_check"] is None, session["session_check"]
     steps = [name for name, _start, _peak in session["session_steps"]]
     assert "garbage line" in steps and steps.count("tools/call") == 3, steps
     # the peak covers the heap held after the board was built
     assert session["session_peak"] >= session["session_steps"][1][1] > 0
+    assert session["session_peak_at"] in steps[1:]
     assert "heap in use at its peak serving a whole session" in markdown
 
 
@@ -130,7 +132,5 @@ def test_the_held_heap_on_32_bit_micropython_counts_no_garbage(quick_run):
     # The WebAssembly build collects only between runPython calls: the probe steps back to the
     # top level to read the held heap. Counted garbage would make a tool cost kilobytes.
     _stdout, _markdown, raw = quick_run
-    if "wasm" not in raw["c"]:
-        missing("the WebAssembly MicroPython is not installed (.ci/install-bench)")
-    modules = raw["c"]["wasm"]["modules"]
+    modules = wasm(raw)["modules"]
     assert 0 < modules["per_tool"] <= raw["c"]["unix"]["modules"]["per_tool"], modules
