@@ -285,6 +285,13 @@ def test_a_bad_bridge_option_is_one_line_and_writes_nothing(tmp_path, argv, word
     assert done.stdout == b"" and os.listdir(home) == []
 
 
+def test_name_without_install_is_refused():
+    done = subprocess.run([sys.executable, "-m", "tinymcp.host.bridge", "--sim", "--name", "x"],
+                          cwd=REPO, env=clean_env(), capture_output=True, timeout=30,
+                          stdin=subprocess.DEVNULL)
+    one_line_refusal(done.returncode, "", done.stderr.decode(), "--name goes with --install")
+
+
 def test_sim_boards_by_path_become_absolute_and_bundled_names_stay(tmp_path, capsys,
                                                                     monkeypatch):
     (tmp_path / "myboard").mkdir()

@@ -66,8 +66,9 @@ def build_parser():
                         "config (%s), keeping everything else there" % ", ".join(sorted(HOSTS)))
     p.add_argument("--print-config", choices=sorted(HOSTS), metavar="HOST",
                    help="print what --install HOST would write, and where")
-    p.add_argument("--name", default="tinymcp",
-                   help="the server's name in the host's config (default tinymcp)")
+    p.add_argument("--name",
+                   help="with --install: the server's name in the host's config (default "
+                        "tinymcp); an entry of that name is replaced")
     return p
 
 
@@ -172,6 +173,8 @@ def main(argv=None):
     if args.install or args.print_config:
         from tinymcp.host.bridge import install
         return install.main(sys.argv[1:] if argv is None else argv)
+    if args.name is not None:
+        parser.error("--name goes with --install or --print-config")
     if args.list_ports:
         return list_ports(sys.stdout)
     specs, several = checked(parser, args)
@@ -290,8 +293,7 @@ async def run(args, specs, several, opened, http, sock, demo):
                       file=sys.stderr)
             config += ["--sim"] if spec.given == "sim" and len(specs) == 1 else [
                 "--" + ("sim" if spec.kind == "sim" else "port"), spec.given]
-        command, *lead = bridge_command()
-        print("\n" + snippet(command, lead + (config or ["--port", "auto"])), file=sys.stderr)
+        print("\n" + snippet(bridge_command(), config or ["--port", "auto"]), file=sys.stderr)
         fronts.append(loop.create_task(run_demo(hosts, args.demo_seconds)))
     elif http is None:
         from tinymcp.host.bridge.stdio import serve_stdio

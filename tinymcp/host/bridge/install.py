@@ -237,6 +237,7 @@ def main(argv, platform=sys.platform, environ=os.environ, out=None, err=None):
         if getattr(args, attr) not in (None, False):
             parser.error("%s has no place in a host's config: the host starts the bridge "
                          "itself, on stdio" % option)
+    args.name = "tinymcp" if args.name is None else args.name
     if not NAME.match(args.name):
         parser.error("--name %r: letters, digits, _ . and -, at most 64" % args.name)
     specs, _several = checked(parser, args)
