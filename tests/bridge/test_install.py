@@ -338,6 +338,19 @@ def test_the_token_in_the_environment_is_taken_for_a_network_board_only(tmp_path
         assert json.loads(out)["mcpServers"]["tinymcp"].get("env") == env
 
 
+@pytest.mark.skipif(os.name != "posix", reason="file modes")
+def test_the_file_keeps_its_mode(tmp_path, capsys):
+    environ, roots = fake_os(tmp_path, "linux")
+    path = place("cursor", "linux", roots)
+    os.makedirs(os.path.dirname(path))
+    with open(path, "w") as f:
+        f.write("{}")
+    os.chmod(path, 0o644)
+
+    assert run_main(["--install", "cursor", "--sim"], "linux", environ, capsys)[0] == 0
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o644
+
+
 def test_a_symlinked_config_stays_a_symlink(tmp_path, capsys):
     environ, _roots = fake_os(tmp_path, "linux")
     dotfiles = tmp_path / "dotfiles" / "claude.json"
