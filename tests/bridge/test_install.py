@@ -243,6 +243,7 @@ def test_vscode_jsonc_with_trailing_commas_is_merged(tmp_path, capsys):
     ('{\n  // my servers\n  "servers": {}\n}\n', ("comments", "left as it is")),
     ('{"servers": {"a": /* off */ 1}}', ("comments",)),
     ('{"servers": {"a": 1}', ("not JSON", "line 1")),
+    ('{\n  "servers": {},\n  "x": [1,,],\n}', ("not JSON", "line 3")),
     ('["servers"]', ("no JSON object",)),
     ('{"servers": ["a"]}', ("'servers' is not an object",)),
     (b'{"servers": {"\xff": 1}}', ("cannot read",)),
@@ -255,10 +256,10 @@ def test_a_file_that_cannot_be_merged_is_left_untouched(tmp_path, capsys, text, 
     with open(path, "wb") as f:
         f.write(data)
 
-    status, out, err = run_main(["--install", "vscode", "--sim"], "linux", environ, capsys)
-
-    one_line_refusal(status, out, err, path, *words)
-    assert open(path, "rb").read() == data
+    for boards in (["--sim"], ["--port", "socket://h:1", "--board-token", "t" * 16]):
+        status, out, err = run_main(["--install", "vscode"] + boards, "linux", environ, capsys)
+        one_line_refusal(status, out, err, path, *words)
+        assert open(path, "rb").read() == data
     assert os.listdir(os.path.dirname(path)) == ["mcp.json"]
 
 

@@ -100,7 +100,11 @@ def passed_on(argv, specs):
 def _board(spec):
     # A bundled board's name stays a name; a board folder or file is given by its absolute path.
     # An unknown board is a PortError, as it is when the bridge starts.
-    from tinymcp.host.bridge.sim import REPO, find_board
+    try:
+        from tinymcp.host.bridge.sim import REPO, find_board
+    except ImportError:   # no pty module: Windows
+        raise PortError("--sim runs a board behind a pseudo-terminal: Linux and macOS only") \
+            from None
     found = find_board(spec.target)
     named = os.path.basename(spec.target) == spec.target and spec.target not in (".", "..")
     if named and found == (REPO / "boards" / spec.target / "main.py").resolve():
@@ -132,14 +136,14 @@ def read_config(path):
         return {}
     try:
         config = json.loads(text)
-    except ValueError as e:
+    except ValueError:
         plain = _without_trailing_commas(text)
         if plain is None:
             raise Refused("%s has comments, which rewriting it would lose; left as it is: add "
                           "the entry --print-config shows yourself" % path) from None
         try:
-            config = json.loads(plain)
-        except ValueError:
+            config = json.loads(plain)   # the same lines: only commas were taken out
+        except ValueError as e:
             raise Refused("%s is not JSON (line %d: %s); left as it is" % (path, e.lineno, e.msg)) \
                 from None
     if type(config) is not dict:
@@ -188,9 +192,9 @@ def write_atomically(path, text, private):
         raise
 
 
-def install(path, host, name, server, out, err):
-    # Merges {name: server} into HOST's servers in the file at path, after a backup (PATH.bak);
-    # -> 0. Nothing is written when the entry is there already.
+def merge(path, host, name, server, out, err):
+    # Merges {name: server} into HOST's servers in the file at path, after a backup (PATH.bak).
+    # Nothing is written when the entry is there already.
     config = read_config(path)
     servers = config.setdefault(HOSTS[host].key, {})
     if type(servers) is not dict:
@@ -198,7 +202,7 @@ def install(path, host, name, server, out, err):
     if servers.get(name) == server:
         print("tinymcp-bridge: %r is already in %s as it would be written; nothing changed"
               % (name, path), file=out)
-        return 0
+        return
     if name in servers:
         print("tinymcp-bridge: replacing the %r entry that was there:\n%s"
               % (name, _shown(servers[name])), file=err)
@@ -212,7 +216,6 @@ def install(path, host, name, server, out, err):
     print("tinymcp-bridge: wrote %r into %s of %s%s:\n%s\n%s: %s" % (
         name, HOSTS[host].key, path, " (the file before: %s)" % backup if backup else "",
         _shown(server), HOSTS[host].title, HOSTS[host].then), file=out)
-    return 0
 
 
 def _shown(server):
@@ -234,7 +237,7 @@ def main(argv, platform=sys.platform, environ=os.environ, out=None, err=None):
     if args.install and args.print_config:
         parser.error("--install or --print-config, not both")
     for attr, option in NOT_INSTALLED:
-        if getattr(args, attr) not in (None, False):
+        if getattr(args, attr) is not None and getattr(args, attr) is not False:
             parser.error("%s has no place in a host's config: the host starts the bridge "
                          "itself, on stdio" % option)
     args.name = "tinymcp" if args.name is None else args.name
@@ -253,11 +256,12 @@ def main(argv, platform=sys.platform, environ=os.environ, out=None, err=None):
             print(json.dumps({HOSTS[host].key: {args.name: server}}, indent=2), file=out)
             print("tinymcp-bridge: this goes into %s" % path, file=err)
             return 0
+        merge(path, host, args.name, server, out, err)
         if token:
-            print("tinymcp-bridge: the board token goes into %s in clear, as $%s of the entry "
+            print("tinymcp-bridge: the board token is in %s in clear, as $%s of the entry "
                   "(not on the command line, which every local user can read); the file is "
-                  "made readable by you only" % (path, BOARD_TOKEN_ENV), file=err)
-        return install(path, host, args.name, server, out, err)
+                  "readable by you only" % (path, BOARD_TOKEN_ENV), file=err)
+        return 0
     except (Refused, PortError) as e:
         print("tinymcp-bridge: %s" % e, file=err)
         return 2
