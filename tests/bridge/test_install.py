@@ -14,7 +14,8 @@ from tinymcp.host.bridge import install
 
 # The contract's places, spelled out again here so that a slip in the host table fails.
 PLACES = {
-    ("claude-desktop", "darwin"): "HOME/Library/Application Support/Claude/claude_desktop_config.json",
+    ("claude-desktop", "darwin"):
+        "HOME/Library/Application Support/Claude/claude_desktop_config.json",
     ("claude-desktop", "win32"): "APPDATA/Claude/claude_desktop_config.json",
     ("claude-desktop", "linux"): "HOME/.config/Claude/claude_desktop_config.json",
     ("vscode", "darwin"): "HOME/Library/Application Support/Code/User/mcp.json",
@@ -330,9 +331,9 @@ def test_a_board_token_goes_into_env_not_args_and_the_file_is_private(tmp_path, 
 
 
 def test_the_token_in_the_environment_is_taken_for_a_network_board_only(tmp_path, capsys):
-    environ = {"HOME": str(tmp_path), "TINYMCP_BOARD_TOKEN": "from-the-environment"}
-    for boards, env in ((["--sim"], None),
-                        (["--port", "socket://h:1"], {"TINYMCP_BOARD_TOKEN": "from-the-environment"})):
+    token = {"TINYMCP_BOARD_TOKEN": "from-the-environment"}
+    environ = dict(token, HOME=str(tmp_path))
+    for boards, env in ((["--sim"], None), (["--port", "socket://h:1"], token)):
         status, out, _err = run_main(["--print-config", "cursor"] + boards, "linux", environ,
                                      capsys)
         assert status == 0
