@@ -65,7 +65,7 @@ class DeviceTree:
         path = os.path.abspath(path)
         if path == board.main:
             return board.prefix + "main.py"
-        for base, top in ((self.core, "tinymcp"), (self.device, "ports")):
+        for base, top in ((self.device, "ports"), (self.core, "tinymcp")):   # ports/ may be in tinymcp/
             if path.startswith(os.path.join(base, top) + os.sep):
                 return os.path.relpath(path, base).replace(os.sep, "/")
         rel = os.path.relpath(path, board.dir)
