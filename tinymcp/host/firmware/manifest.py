@@ -16,8 +16,6 @@ except Exception as e:
         raise
     include("$(PORT_DIR)/boards/manifest.py")
 '''
-# The emulated board's own: _boot.py mounts its filesystem.
-QEMU_MANIFEST = 'include("$(BOARD_DIR)/manifest.py")\n'
 
 
 def _listing(names):
@@ -40,7 +38,7 @@ def manifest_text(root, board, target, files, how):
              "# boards/%s/main.py as main.py. The files are those tinymcp-deploy would copy (%s),"
              % (board, how.split(" ")[0]),
              "# plus the CBOR link mode. Run tinymcp-firmware again after changing the board.", ""]
-    lines.append(QEMU_MANIFEST if target == "qemu" else PORT_MANIFEST)
+    lines.append(PORT_MANIFEST)
     for top in sorted(packages):
         lines.append("package(%r, base_path=%r, files=%s)" % (top, root, _listing(sorted(packages[top]))))
     board_dir = os.path.join(root, "boards", board)
