@@ -135,6 +135,7 @@ def open_boards(specs, baud):
         for spec in specs:
             if spec.kind == "sim":
                 sim = SimBoard(spec.target, identity=spec.label)
+                sim.check()
                 opened.append((spec, ) + sim.open() + (sim,))
             elif spec.kind == "port" and is_url(spec.target):
                 check_url(spec.target)
