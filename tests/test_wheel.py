@@ -112,6 +112,11 @@ def test_a_starter_board_runs_deploys_and_serves_from_an_installed_wheel(install
     assert deploy(["--board", str(work / "myboard"), "--dry-run", "--build",
                    str(tmp_path / "checkout")]) == 0
     assert tree(work / "out") == tree(tmp_path / "checkout")
+    frozen = run([str(installed / "tinymcp-firmware"), "--board", "./myboard", "--out", "fw"],
+                 work, env)
+    assert "as main.py" in frozen and "FROZEN_MANIFEST=" in frozen
+    manifest = (work / "fw" / "manifest.py").read_text()
+    assert "site-packages" in manifest and REPO not in manifest   # the wheel's own tree
     if MICROPYTHON:
         board = answers([MICROPYTHON, "main.py"], work / "out", dict(env, MICROPYPATH="."))
         assert board[1]["result"]["structuredContent"]["units"] == {"celsius": "Cel"}

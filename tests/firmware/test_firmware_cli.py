@@ -177,6 +177,24 @@ def test_every_bundled_board_freezes_its_traced_file_set(board, tmp_path):
     assert ours(m) == traced(board)
 
 
+@pytest.mark.parametrize("as_file", [False, True])
+def test_a_board_of_your_own_from_a_folder_or_a_file_is_frozen_as_main_py(as_file, tmp_path):
+    from tinymcp.host.deploy.starter import main_py
+    folder = tmp_path / "greenhouse"
+    folder.mkdir()
+    (folder / "probes.py").write_text("WET = 42\n")
+    source = main_py("greenhouse").replace("import random\n", "import random\n\nimport probes\n")
+    board = folder / ("greenhouse.py" if as_file else "main.py")
+    board.write_text(source)
+    out = tmp_path / "out"
+    assert run("--board", str(board if as_file else folder), "--out", str(out)) == 0
+    m = frozen(str(out / "manifest.py"), stand_in_rp2(tmp_path), "rp2", "RPI_PICO")
+    with open(m.frozen["main.py"]) as f:
+        assert f.read() == source
+    assert m.frozen["probes.py"] == str(folder / "probes.py")
+    assert {"tinymcp/server.py", "tinymcp/port.py", "ports/micropython/__init__.py"} <= set(m.frozen)
+
+
 def test_a_broken_board_manifest_is_not_silently_replaced_by_the_ports(tmp_path):
     out = tmp_path / "pico"
     assert run("--board", "rpi_pico", "--out", str(out)) == 0

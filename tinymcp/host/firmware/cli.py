@@ -6,7 +6,7 @@ import sys
 
 from tinymcp.host.args import Parser
 from tinymcp.host.deploy import DeployError
-from tinymcp.host.deploy.files import boards, repo_root
+from tinymcp.host.deploy.tree import device_tree
 from tinymcp.host.firmware import FirmwareError
 from tinymcp.host.firmware.manifest import write_manifest
 
@@ -46,7 +46,9 @@ def main(argv=None):
     p = Parser(prog="tinymcp-firmware",
                description="A MicroPython firmware with tinymcp frozen in: writes the freeze "
                            "manifest and prints the commands that build and flash it.")
-    p.add_argument("--board", help="a directory under boards/ (rpi_pico, esp32, sim, ...)")
+    p.add_argument("--board", metavar="NAME|PATH",
+                   help="a bundled board (rpi_pico, esp32, sim, ...), a folder holding main.py, "
+                        "or a board's .py file")
     p.add_argument("--out", metavar="DIR", help="where manifest.py goes")
     p.add_argument("--target", choices=TARGETS,
                    help="rp2 (Pico, Pico W) or esp32 (default: esp32 for boards/esp32, else rp2)")
@@ -59,19 +61,21 @@ def main(argv=None):
         return e.code
     out = sys.stdout
     try:
-        root = repo_root(a.root)
+        tree = device_tree(a.root)
         if not a.board or not a.out:
-            raise FirmwareError("--board and --out are required (boards: %s)" % ", ".join(boards(root)))
-        target = a.target or ("esp32" if a.board == "esp32" else "rp2")
+            raise FirmwareError("--board and --out are required (boards: %s; or a folder holding "
+                                "main.py, or a board's .py file)" % ", ".join(tree.boards()))
+        board = tree.board(a.board)
+        target = a.target or ("esp32" if board.name == "esp32" else "rp2")
         src = os.path.abspath(a.micropython) if a.micropython else None
         if src and not os.path.isdir(os.path.join(src, "ports", target)):
             raise FirmwareError("%s has no ports/%s: building for %s needs a MicroPython git "
                                 "checkout (git clone https://github.com/micropython/micropython)"
                                 % (src, target, target))
-        manifest, files = write_manifest(root, a.board, target, a.out)
+        manifest, files = write_manifest(tree, board, target, a.out)
         manifest = os.path.abspath(manifest)
-        out.write("wrote %s: %d modules frozen, boards/%s/main.py as main.py\n"
-                  % (manifest, len(files), a.board))
+        out.write("wrote %s: %d modules frozen, %s as main.py\n"
+                  % (manifest, len(files), board.main))
         out.write("build and flash it:\n" + "\n".join(build_commands(target, manifest, src)) + "\n")
         return 0
     except (FirmwareError, DeployError, OSError) as e:   # OSError: an unwritable --out, a full disk
