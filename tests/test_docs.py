@@ -9,8 +9,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGES = ["README.md"] + ["docs/" + n for n in sorted(os.listdir(os.path.join(REPO, "docs")))
                          if n.endswith(".md")]
 TOPS = ("tinymcp", "ports", "boards", "tests", "tools", "docs", ".ci")
-# Paths that name what a user or a build makes, not what the repository holds.
-MADE = ("build/", "dist/", ".venv", "node_modules", "typings/")
+# Paths that name what a user or a build makes (a wheel holds tinymcp/host/device/), not what
+# the repository holds.
+MADE = ("build/", "dist/", ".venv", "node_modules", "typings/", "tinymcp/host/device")
 CODE = re.compile(r"`([^`\n]+)`")
 PATH = re.compile(r"^(?:\./)?((?:%s)/[\w./-]*)$" % "|".join(re.escape(t) for t in TOPS))
 # Names shaped like paths that are something else: MCP methods, MicroPython's own source tree.
