@@ -266,7 +266,7 @@ def test_a_file_that_cannot_be_merged_is_left_untouched(tmp_path, capsys, text, 
 
 @pytest.mark.parametrize("argv, words", [
     ([], ("say which board",)),
-    (["--sim", "no-such-board"], ("no board named",)),
+    (["--sim", "no-such-board"], ("no board 'no-such-board'",)),
     (["--sim", "--timeout", "0"], ("--timeout",)),
     (["--sim", "--bogus"], ("unrecognized",)),
     (["--sim", "--log-lev", "debug"], ("unrecognized",)),        # spelled in full, in a file

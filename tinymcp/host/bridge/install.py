@@ -100,14 +100,14 @@ def passed_on(argv, specs):
 def _board(spec):
     # A bundled board's name stays a name; a board folder or file is given by its absolute path.
     # An unknown board is a PortError, as it is when the bridge starts.
+    from tinymcp.host.deploy import DeployError
+    from tinymcp.host.deploy.tree import device_tree
     try:
-        from tinymcp.host.bridge.sim import REPO, find_board
-    except ImportError:   # no pty module: Windows
-        raise PortError("--sim runs a board behind a pseudo-terminal: Linux and macOS only") \
-            from None
-    found = find_board(spec.target)
-    named = os.path.basename(spec.target) == spec.target and spec.target not in (".", "..")
-    if named and found == (REPO / "boards" / spec.target / "main.py").resolve():
+        tree = device_tree()
+        found = tree.board(spec.target)
+    except DeployError as e:
+        raise PortError(str(e)) from None
+    if found.main == os.path.join(tree.boards_dir, spec.target, "main.py"):
         return spec.given
     return spec.given[:len(spec.given) - len(spec.target)] + os.path.abspath(spec.target)
 
