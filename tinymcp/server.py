@@ -2,8 +2,9 @@
 # envelope, which methods exist, how the client is asked and told) is the revision's.
 from tinymcp import jsonrpc
 from tinymcp.jsonrpc import RpcError, Structured
-from tinymcp.protocol import (VERSIONS, LATEST, LEVELS, LINK_KEY, VERSION_META, INVALID_REQUEST,
-                              METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR, PARSE_ERROR)
+from tinymcp.protocol import (VERSIONS, LATEST, LEVELS, LINK_KEY, VERSION_META, BATCHES,
+                              INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR,
+                              PARSE_ERROR)
 from tinymcp.revision import HANDSHAKE
 
 _EMPTY = b"{}"
@@ -38,6 +39,7 @@ class Server:
         self.running = None     # id of the request being handled, its progress token, and
         self.token = None       # whether the client cancelled it
         self.cancelled = False
+        self.batch = None       # the JSON-RPC batch being answered (tinymcp/batch.py)
         self._ctx = None        # tinymcp.context.Context, made when first asked for
         self.waiting = None     # ids of our requests to the client -> their answers (context.py)
         self.cache = {}         # encoded results that never change; cleared with the registries
@@ -126,6 +128,9 @@ class Server:
     # -- output ---------------------------------------------------------------------------
 
     def send(self, msg):
+        if self.batch is not None:  # a batch's answer array is open on the line: sent after it
+            self.batch.hold(msg)
+            return
         link = self.link
         if link is None:  # no channel: kept for whoever drives handle() (tests)
             from tinymcp.framing import Out
@@ -199,7 +204,18 @@ class Server:
             link.error(None, PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
             return
         if type(msg) is not dict:
-            why = "batches are not supported" if type(msg) is list else "expected a JSON object"
+            why = "expected a JSON object"
+            if type(msg) is list:
+                if self.batch is not None:
+                    why = "a batch cannot hold a batch"
+                elif self.version != BATCHES:
+                    why = "batches are not supported (only in protocol " + BATCHES + ")"
+                elif type(link) is not jsonrpc.JsonLink:
+                    why = "batches are not supported on this link"
+                else:
+                    from tinymcp.batch import answer
+                    answer(self, msg, link)
+                    return
             link.error(None, INVALID_REQUEST, "Invalid Request: " + why)
             return
         rid = msg.get("id")
