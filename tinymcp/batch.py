@@ -66,7 +66,9 @@ def answer(server, messages, link):
     server.batch = batch
     try:
         for msg in messages:
-            if type(msg) is dict and msg.get("method") == "initialize" and "id" in msg:
+            if type(msg) is list:
+                inner.error(None, INVALID_REQUEST, "Invalid Request: a batch cannot hold a batch")
+            elif type(msg) is dict and msg.get("method") == "initialize" and "id" in msg:
                 rid = msg["id"]
                 inner.error(rid if type(rid) is int or type(rid) is str else None,
                             INVALID_REQUEST, "Invalid Request: initialize must not be part of "

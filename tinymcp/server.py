@@ -204,18 +204,11 @@ class Server:
             link.error(None, PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
             return
         if type(msg) is not dict:
-            why = "expected a JSON object"
-            if type(msg) is list:
-                if self.batch is not None:
-                    why = "a batch cannot hold a batch"
-                elif self.version != BATCHES:
-                    why = "batches are not supported (only in protocol " + BATCHES + ")"
-                elif type(link) is not jsonrpc.JsonLink:
-                    why = "batches are not supported on this link"
-                else:
-                    from tinymcp.batch import answer
-                    answer(self, msg, link)
-                    return
+            if type(msg) is list and self.version == BATCHES and type(link) is jsonrpc.JsonLink:
+                from tinymcp.batch import answer  # JSON lines only: a CBOR frame is one message
+                answer(self, msg, link)
+                return
+            why = "batches are not supported" if type(msg) is list else "expected a JSON object"
             link.error(None, INVALID_REQUEST, "Invalid Request: " + why)
             return
         rid = msg.get("id")
