@@ -263,6 +263,7 @@ class Server:
             self.running = None
             revision.done(self)
         if self.cancelled or result is None:
+            self.cancelled = False  # what runs next (idle work) is not the cancelled request
             return  # the client gave up on it, or it is answered later (a listen stream)
         if type(result) is RpcError:
             link.error(rid, result.code, result.message, result.data)

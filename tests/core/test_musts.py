@@ -282,6 +282,17 @@ def test_after_a_cancel_no_progress_no_log_no_request_and_no_result_are_sent():
     assert sent[1]["params"]["progress"] == 0
 
 
+def test_the_silence_ends_with_the_cancelled_request():
+    server = stubborn_server()
+    stream = session(server, "2025-11-25", {},
+                     frame("tools/call", {"name": "work", "_meta": {"progressToken": 1}}, id=5),
+                     CANCEL)
+    assert stream.sent[-1]["method"] == "notifications/progress"  # cancelled while it ran
+    notifications(server)
+    server.ctx.log("warning", "sampler trouble")  # idle work, after the request
+    assert [n["params"]["data"] for n in notifications(server)] == ["sampler trouble"]
+
+
 def test_2026_07_28_after_a_cancel_nothing_more_is_sent_for_the_request():
     server = stubborn_server()
     params = stamped({"name": "work", "_meta": {}}, {"sampling": {}}, **{LOG_LEVEL: "info"})
