@@ -1,4 +1,6 @@
 # Bad input on the board's real stdio, on both runtimes: each answered, then a normal request works.
+import json
+
 import pytest
 
 from tests.board_process import BoardProcess
@@ -56,6 +58,34 @@ def test_batches_are_invalid_requests(board):
     msg = board.read()
     assert msg["id"] is None and msg["error"]["code"] == -32600
     still_serving(board)
+
+
+@pytest.fixture(params=RUNTIMES)
+def board_2025_03_26(request):
+    proc = BoardProcess(request.param)
+    assert proc.initialize("2025-03-26")["result"]["protocolVersion"] == "2025-03-26"
+    yield proc
+    assert proc.close() == 0
+
+
+def test_a_2025_03_26_batch_is_answered_with_one_line_holding_an_array(board_2025_03_26):
+    board = board_2025_03_26
+    calls = [{"jsonrpc": "2.0", "id": i, "method": "tools/call",
+              "params": {"name": "read_adc", "arguments": {"channel": i % 4}}} for i in range(4)]
+    board.send([{"jsonrpc": "2.0", "id": 2, "method": "ping"},
+                {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"}] + calls)
+    answers = board.read()  # longer than the board's 512-byte output buffer: streamed
+    assert [a["id"] for a in answers] == [2, 3, 0, 1, 2, 3]
+    assert "read_adc" in [t["name"] for t in answers[1]["result"]["tools"]]
+    assert all(json.loads(a["result"]["content"][0]["text"])["raw"] >= 0 for a in answers[2:])
+    board.send([{"jsonrpc": "2.0", "method": "notifications/initialized"}])
+    board.send({"jsonrpc": "2.0", "id": 9, "method": "ping"})
+    assert board.read() == {"jsonrpc": "2.0", "id": 9, "result": {}}  # nothing for the first
+    board.send([{"jsonrpc": "2.0", "id": i, "method": "ping"} for i in range(200)])
+    msg = board.read()  # longer than the frame limit
+    assert msg["id"] is None and msg["error"]["code"] == -32600 and "4096" in msg["error"]["message"]
+    assert board.request("ping")["result"] == {}
 
 
 @pytest.mark.parametrize("rid", [None, 1.25, True, {"x": 1}, [2]])

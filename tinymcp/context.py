@@ -2,11 +2,14 @@
 # handshake era's way of asking the client. Loaded for the first tool declared with ctx=True.
 from tinymcp.clock import ticks_diff, ticks_ms
 from tinymcp.jsonrpc import RpcError
-from tinymcp.protocol import CLIENT_NEEDS, INTERNAL_ERROR, INVALID_REQUEST
+from tinymcp.protocol import CLIENT_NEEDS, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
+
+_FORM_ONLY = {"form": {}}
 
 
 class Context:
     # One per server: it speaks for whichever request is running (handlers run one at a time).
+    # Once that request is cancelled nothing more is sent for it: no progress, no log message.
 
     def __init__(self, server):
         self.server = server
@@ -25,8 +28,8 @@ class Context:
 
     def progress(self, progress, total=None, message=None):
         server = self.server
-        if server.token is None:
-            return
+        if server.token is None or server.cancelled or server.batch is not None:
+            return  # inside a batch's answer array nothing else may be written (tinymcp/batch.py)
         params = {"progressToken": server.token, "progress": progress}
         if total is not None:
             params["total"] = total
@@ -37,7 +40,8 @@ class Context:
             server.pump(0)
 
     def log(self, level, data, logger=None):
-        self.server.log(level, data, logger)
+        if not self.server.cancelled:
+            self.server.log(level, data, logger)
 
     def request(self, method, params=None, timeout_ms=None):
         # Ask the client (sampling, elicitation, roots) and wait for its answer.
@@ -45,13 +49,44 @@ class Context:
         return server.revision.ask(server, method, params, timeout_ms or server.client_timeout_ms)
 
 
+def missing(capabilities, method, params):
+    # What a client that declared `capabilities` lacks to be asked `method` with `params`:
+    # None, or the capabilities it would have to declare ({"elicitation": {"url": {}}}).
+    # Elicitation is asked in a mode ("form" when params name none); an empty elicitation
+    # object declares form mode only (2025-11-25, and 2026-07-28 alike).
+    need = CLIENT_NEEDS.get(method)
+    if need is None:
+        return None
+    if need not in capabilities:
+        return {need: {}}
+    if need != "elicitation":
+        return None
+    mode = params.get("mode", "form") if type(params) is dict else "form"
+    modes = capabilities[need]
+    if type(modes) is not dict or not modes:
+        modes = _FORM_ONLY
+    if type(mode) is str and mode in modes:
+        return None
+    return {need: {str(mode): {}}}
+
+
 def ask(server, method, params, timeout_ms):
     # The handshake era: send the request now and pump input until its answer arrives.
+    if server.batch is not None:
+        raise RpcError(INTERNAL_ERROR, method + " cannot be asked from inside a JSON-RPC batch")
     if server.pump is None:
         raise RpcError(INTERNAL_ERROR, "no client connection to send " + method)
-    need = CLIENT_NEEDS.get(method)
-    if need is not None and need not in server.client_capabilities:
+    if server.cancelled:
+        raise RpcError(INTERNAL_ERROR, "the request was cancelled: " + method + " not sent")
+    lacks = missing(server.client_capabilities, method, params)
+    if lacks is not None:
         # Asking anyway would only wait out the timeout for an answer that cannot come.
+        need = CLIENT_NEEDS[method]
+        if lacks[need]:  # a mode: the client would answer -32602 (2025-11-25 elicitation)
+            mode = list(lacks[need])[0]
+            raise RpcError(INVALID_PARAMS, "the client does not support " + need + " mode "
+                           + mode + ", so it cannot be asked " + method + " in it",
+                           {"requiredCapabilities": lacks})
         raise RpcError(INVALID_REQUEST, "the client did not declare the " + need
                        + " capability, so it cannot be asked " + method)
     waiting = server.waiting

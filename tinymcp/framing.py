@@ -185,9 +185,9 @@ if sys.implementation.name == "micropython":
             bio.seek(0)
             bio.write(buf, 0, n)
 
-        def end(self):
+        def end(self, tail=b"\n"):  # tail: what ends the message (a batch's answers: none)
             bio = self.bio
-            bio.write(b"\n")
+            bio.write(tail)
             n = bio.tell()
             bio.seek(0)
             buf = self.buf
@@ -235,9 +235,9 @@ else:
                 parts.append(text.encode())
             return True
 
-        def end(self):
+        def end(self, tail=b"\n"):
             parts = self.parts
-            parts.append(b"\n")
+            parts.append(tail)
             data = b"".join(parts)
             parts.clear()
             self.send(data, len(data))

@@ -11,6 +11,7 @@ except ImportError:
 VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 LATEST = "2025-11-25"
 STATELESS = "2026-07-28"
+BATCHES = "2025-03-26"  # the one revision whose JSON-RPC carries batches (arrays of messages)
 
 # JSON-RPC 2.0 and MCP error codes.
 PARSE_ERROR = const(-32700)

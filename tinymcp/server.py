@@ -2,8 +2,9 @@
 # envelope, which methods exist, how the client is asked and told) is the revision's.
 from tinymcp import jsonrpc
 from tinymcp.jsonrpc import RpcError, Structured
-from tinymcp.protocol import (VERSIONS, LATEST, LEVELS, LINK_KEY, VERSION_META, INVALID_REQUEST,
-                              METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR, PARSE_ERROR)
+from tinymcp.protocol import (VERSIONS, LATEST, LEVELS, LINK_KEY, VERSION_META, BATCHES,
+                              INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR,
+                              PARSE_ERROR)
 from tinymcp.revision import HANDSHAKE
 
 _EMPTY = b"{}"
@@ -38,6 +39,7 @@ class Server:
         self.running = None     # id of the request being handled, its progress token, and
         self.token = None       # whether the client cancelled it
         self.cancelled = False
+        self.batch = None       # the JSON-RPC batch being answered (tinymcp/batch.py)
         self._ctx = None        # tinymcp.context.Context, made when first asked for
         self.waiting = None     # ids of our requests to the client -> their answers (context.py)
         self.cache = {}         # encoded results that never change; cleared with the registries
@@ -126,6 +128,9 @@ class Server:
     # -- output ---------------------------------------------------------------------------
 
     def send(self, msg):
+        if self.batch is not None:  # a batch's answer array is open on the line: sent after it
+            self.batch.hold(msg)
+            return
         link = self.link
         if link is None:  # no channel: kept for whoever drives handle() (tests)
             from tinymcp.framing import Out
@@ -199,6 +204,10 @@ class Server:
             link.error(None, PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
             return
         if type(msg) is not dict:
+            if type(msg) is list and self.version == BATCHES and type(link) is jsonrpc.JsonLink:
+                from tinymcp.batch import answer  # JSON lines only: a CBOR frame is one message
+                answer(self, msg, link)
+                return
             why = "batches are not supported" if type(msg) is list else "expected a JSON object"
             link.error(None, INVALID_REQUEST, "Invalid Request: " + why)
             return
@@ -254,6 +263,7 @@ class Server:
             self.running = None
             revision.done(self)
         if self.cancelled or result is None:
+            self.cancelled = False  # what runs next (idle work) is not the cancelled request
             return  # the client gave up on it, or it is answered later (a listen stream)
         if type(result) is RpcError:
             link.error(rid, result.code, result.message, result.data)

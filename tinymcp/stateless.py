@@ -151,10 +151,13 @@ class Stateless:
         answers = self.answers
         if answers and key in answers:
             return answers[key]
-        if need not in self.caps:
+        from tinymcp.context import missing
+        lacks = missing(self.caps, method, params)
+        if lacks is not None:  # never asked in a mode the client lacks: the request fails
+            mode = list(lacks[need])
             raise InputRequired(None, None, RpcError(
-                MISSING_CAPABILITY, "Missing required client capability: " + need,
-                {"requiredCapabilities": {need: {}}}))
+                MISSING_CAPABILITY, "Missing required client capability: " + need
+                + (" mode " + mode[0] if mode else ""), {"requiredCapabilities": lacks}))
         request = {"method": method}
         if params is not None:
             request["params"] = params
