@@ -117,10 +117,12 @@ class Board:
                     delay = self.first_retry_ms
                     self._serve()
                 except Refused as e:
-                    self._say("tinymcp: %s; trying again in %d s" % (e.args[0], delay // 1000))
+                    self._say("tinymcp: %s; trying again (every %d s at most)"
+                              % (e.args[0], self.last_retry_ms // 1000))
                 except OSError as e:
                     self._say("tinymcp: the MQTT broker %s:%d is out of reach (%s); trying "
-                              "again in %d s" % (self.host, self.port, _why(e), delay // 1000))
+                              "again (every %d s at most)"
+                              % (self.host, self.port, _why(e), self.last_retry_ms // 1000))
                 self.client.close(False)
                 sleep_ms(delay)
                 delay = min(delay * 2, self.last_retry_ms)

@@ -30,7 +30,7 @@ _USER = const(0x26)
 # What a CONNACK's reason code means, for the one line a refused board says.
 REFUSED = {0x84: "unsupported protocol version (the broker does not speak MQTT 5)",
            0x85: "client identifier not valid", 0x86: "bad user name or password",
-           0x87: "not authorized", 0x88: "server unavailable", 0x89: "server busy",
+           0x87: "not authorized (check the user name and password)", 0x88: "server unavailable", 0x89: "server busy",
            0x8A: "banned", 0x8C: "bad authentication method"}
 
 # Property id -> its wire type: 1 byte, 2 u16, 4 u32, 0 varint, "s" string, "b" binary,
