@@ -362,15 +362,23 @@ def _why(e):
     return text if text else e.__class__.__name__
 
 
-def serve(server, url, name=None, server_id=None, keepalive=60, log=print):
+def check(name, server_id):
+    # ValueError unless both can be topic levels as the specification wants them.
+    if not _valid_id(server_id) or not 0 < len(name) <= 128 or "+" in name or "#" in name:
+        raise ValueError("the server id must be 1..64 characters without / + #, and the "
+                         "server-name 1..128 characters without + #")
+
+
+def serve(server, url, name=None, server_id=None, keepalive=60, log=print, user=None,
+          password=None):
     # Serve over the broker at url for as long as the board runs. name: the server-name
-    # (default tinymcp/<board name>); server_id: its MQTT client id (default the board's id).
-    host, port, tls, user, password = parse_url(url)
+    # (default tinymcp/<board name>); server_id: its MQTT client id (default the board's id);
+    # user and password, when given, over those in the URL.
+    host, port, tls, url_user, url_password = parse_url(url)
     if name is None:
         board = server.info["name"]
         name = "tinymcp/" + (board[8:] if board.startswith("tinymcp-") else board)
     server_id = server_id or server.identity or "tinymcp"
-    if not _valid_id(server_id) or not 0 < len(name) <= 128 or "+" in name or "#" in name:
-        raise ValueError("the server id must be 1..64 characters without / + #, and the "
-                         "server-name 1..128 characters without + #")
-    Board(server, host, port, name, server_id, keepalive, user, password, tls, log).run()
+    check(name, server_id)
+    Board(server, host, port, name, server_id, keepalive, user or url_user,
+          password if user else url_password, tls, log).run()

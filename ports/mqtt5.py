@@ -8,9 +8,6 @@
 #   c.subscribe([("$mcp-rpc/+/board-1/x", NO_LOCAL)])
 #   c.publish(topic, payload, n, [("MCP-MQTT-CLIENT-ID", "board-1")], retain=True)
 #   packet = c.poll(200)   # PUBLISH -> (topic, payload view, user properties) or None
-import socket
-
-from ports.tcp import SocketStream
 from tinymcp.clock import ticks_diff, ticks_ms
 
 try:
@@ -149,7 +146,11 @@ class Client:
     # -- the connection -------------------------------------------------------------------
 
     def connect(self, host, port, props=None, tls=False):
-        # Connects and waits for CONNACK; raises Refused or OSError.
+        # Connects and waits for CONNACK; raises Refused or OSError. (Sockets are imported
+        # here: the codec and the binding load where there are none, for settings and tests.)
+        import socket
+
+        from ports.tcp import SocketStream
         address = socket.getaddrinfo(host, port)[0][-1]
         sock = socket.socket()
         try:

@@ -133,3 +133,26 @@ def test_network_settings_come_from_the_file_on_the_board():
             os.remove(WIFI)
         except OSError:
             pass
+
+
+def test_an_mqtt_section_serves_through_the_broker_and_is_checked():
+    from ports.micropython import wifi
+    try:
+        write_settings('{"ssid": "lab", "password": "pw", '
+                       '"mqtt": {"url": "mqtt://broker.lan", "username": "pico", "password": "s"}}')
+        found, why = wifi.settings(WIFI)
+        assert why is None and found["mqtt"]["url"] == "mqtt://broker.lan"  # no token needed
+        for text, says in (('{"ssid": "lab", "mqtt": "mqtt://broker.lan"}', "url"),
+                           ('{"ssid": "lab", "mqtt": {"url": "http://broker.lan"}}', "mqtt://"),
+                           ('{"ssid": "lab", "mqtt": {"url": "mqtt://b:99999"}}', "mqtt://"),
+                           ('{"ssid": "lab", "mqtt": {"url": "mqtt://b", "id": "a/b"}}', "id"),
+                           ('{"ssid": "lab", "mqtt": {"url": "mqtt://b", "password": 5}}',
+                            "password")):
+            write_settings(text)
+            found, why = wifi.settings(WIFI)
+            assert found is None and says in why, (text, why)
+    finally:
+        try:
+            os.remove(WIFI)
+        except OSError:
+            pass
