@@ -9,7 +9,7 @@
 #   serve(server, "mqtt://broker.lan:1883", name="tinymcp/sim", server_id="sim-1")
 #
 # docs/network.md ("Through an MQTT broker") says what the topics carry.
-from ports.mqtt5 import NO_LOCAL, Client, Refused
+from ports.mqtt5 import NO_LOCAL, Client, Refused, properties
 from tinymcp.clock import sleep_ms, ticks_diff, ticks_ms
 from tinymcp.framing import Out
 from tinymcp.jsonrpc import JsonLink, dumps, loads
@@ -81,6 +81,7 @@ class Board:
         self.server_id = server_id
         self.log = log
         self.users = [(COMPONENT, SERVER), (SENDER, server_id)]
+        self.props = properties(self.users)  # encoded once: on every publish
         self.client = Client(server_id, keepalive, None, user, password)
         self._name(name)
         self.sessions = {}    # MQTT client id -> its saved session
@@ -101,7 +102,7 @@ class Board:
         self.name = name
         self.presence = "$mcp-server/presence/%s/%s" % (self.server_id, name)
         self.control = "$mcp-server/%s/%s" % (self.server_id, name)
-        self.capability = "$mcp-server/capability/%s/%s" % (self.server_id, name)
+        self.capability = ("$mcp-server/capability/%s/%s" % (self.server_id, name)).encode()
         self.rpc_tail = "/%s/%s" % (self.server_id, name)
         self.client.will = (self.presence, b"", True, self.users)
 
@@ -290,12 +291,13 @@ class Board:
             for key, value in zip(_SESSION, self.sessions[cid]):
                 setattr(server, key, value)
         self.current = cid
-        self.target = "$mcp-rpc/" + cid + self.rpc_tail
+        self.target = ("$mcp-rpc/" + cid + self.rpc_tail).encode()
 
     def _end(self, cid, tell):
         # The session of cid ends: told so (when the board lets it go), its topics dropped.
         if tell:
-            self._publish("$mcp-rpc/" + cid + self.rpc_tail, DISCONNECTED, len(DISCONNECTED))
+            self._publish(("$mcp-rpc/" + cid + self.rpc_tail).encode(), DISCONNECTED,
+                          len(DISCONNECTED))
         del self.sessions[cid]
         self.order.remove(cid)
         if self.current == cid:
@@ -346,15 +348,13 @@ class Board:
         self._publish(topic, tx, fill - 1, _ROOM)
 
     def _publish(self, topic, data, end, start=0):
-        # data[start:end] to topic, in one write: the header goes just before it in self.tx.
-        client = self.client
-        head = client.publish_head(topic, self.users, end - start)
-        if data is not self.tx:
-            self.tx[_ROOM:_ROOM + end - start] = memoryview(data)[start:end]
+        # data[start:end] to topic (bytes), in one write: the head goes just before it in self.tx.
+        tx = self.tx
+        if data is not tx:
+            tx[_ROOM:_ROOM + end - start] = memoryview(data)[start:end]
             end = _ROOM + end - start
-        at = _ROOM - len(head)
-        self.tx[at:_ROOM] = head
-        client.send_packet(self.tx, at, end)
+        at = self.client.put_head(tx, _ROOM, topic, self.props, end - _ROOM)
+        self.client.send_packet(tx, at, end)
 
 
 def _why(e):

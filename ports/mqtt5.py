@@ -61,7 +61,7 @@ def _string(text):
     return len(data).to_bytes(2, "big") + data
 
 
-def _properties(pairs, head=b""):
+def properties(pairs, head=b""):
     # head: properties already encoded; pairs: user properties (name, value).
     body = bytearray(head)
     for name, value in pairs or ():
@@ -92,7 +92,7 @@ def _get_string(buf, pos):
     return bytes(buf[pos + 2:pos + 2 + n]), pos + 2 + n
 
 
-def read_properties(buf, pos, want=None):
+def readproperties(buf, pos, want=None):
     # -> (user properties as {name: value} (str), the wanted non-user values by id, position
     # after the properties). want: property ids whose values to keep.
     length, pos = _get_varint(buf, pos, len(buf))
@@ -169,7 +169,7 @@ class Client:
         will = self.will
         if will:
             flags |= 0x04 | (0x20 if will[2] else 0)
-            payload += _properties(will[3] if len(will) > 3 else None)
+            payload += properties(will[3] if len(will) > 3 else None)
             payload += _string(will[0]) + _string(will[1])
         if self.username is not None:
             flags |= 0x80
@@ -179,7 +179,7 @@ class Client:
             payload += _string(self.password)
         body.append(flags)
         body += self.keepalive.to_bytes(2, "big")
-        body += _properties(props, b"\x11\x00\x00\x00\x00")  # session expiry 0
+        body += properties(props, b"\x11\x00\x00\x00\x00")  # session expiry 0
         body += payload
         self._send(0x10, body)
         start = ticks_ms()
@@ -218,16 +218,40 @@ class Client:
             raise OSError("the broker connection is gone")
         self._sent = ticks_ms()
 
-    def publish_head(self, topic, users, size, retain=False):
-        # -> the bytes before a payload of `size` bytes: fixed header, topic, properties.
-        variable = _string(topic) + _properties(users)
-        head = bytes((_PUBLISH | (1 if retain else 0),)) + _varint(len(variable) + size)
-        return head + variable
+    def put_head(self, buf, at, topic, props, size, retain=False):
+        # Writes a PUBLISH's head (fixed header, topic, encoded properties) into buf so that it
+        # ends at `at`, where a payload of `size` bytes follows -> where the head starts.
+        # topic: bytes. Nothing is allocated.
+        start = at - len(props)
+        buf[start:at] = props
+        n = len(topic)
+        start -= n
+        buf[start:start + n] = topic
+        start -= 2
+        buf[start] = n >> 8
+        buf[start + 1] = n & 0xFF
+        rest = at - start + size
+        k = 0
+        header = self.header
+        while True:
+            byte = rest & 0x7F
+            rest >>= 7
+            header[k] = byte | 0x80 if rest else byte
+            k += 1
+            if not rest:
+                break
+        start -= k
+        buf[start:start + k] = memoryview(header)[:k]
+        start -= 1
+        buf[start] = _PUBLISH | (1 if retain else 0)
+        return start
 
     def publish(self, topic, payload, n=None, users=None, retain=False):
+        # A PUBLISH made whole (presence, the will's clearing): allocates; answers use put_head.
         n = len(payload) if n is None else n
-        head = self.publish_head(topic, users, n, retain)
-        packet = head + bytes(memoryview(payload)[:n])
+        variable = _string(topic) + properties(users)
+        packet = (bytes((_PUBLISH | (1 if retain else 0),)) + _varint(len(variable) + n)
+                  + variable + bytes(memoryview(payload)[:n]))
         self._write(packet, len(packet))
 
     def send_packet(self, buf, start, end):
@@ -324,9 +348,9 @@ class Client:
                 code = buf[pos + 1]
                 if code >= 0x80:
                     raise Refused(code)
-                self.connack, _, _ = read_properties(buf, pos + 2)
+                self.connack, _, _ = readproperties(buf, pos + 2)
             elif kind == _SUBACK:
-                _, _, at = read_properties(buf, pos + 2)
+                _, _, at = readproperties(buf, pos + 2)
                 self.granted = list(buf[at:end])
             elif kind == _DISCONNECT:
                 raise OSError("the broker disconnected the board (reason 0x%02x)"
@@ -342,7 +366,7 @@ class Client:
         topic, pos = _get_string(buf, pos)
         if buf[0] & 0x06:  # QoS 1 or 2: a packet id (we subscribe at QoS 0; a broker may not)
             pos += 2
-        users, _, pos = read_properties(buf, pos)
+        users, _, pos = readproperties(buf, pos)
         return topic, memoryview(buf)[pos:end], users
 
 

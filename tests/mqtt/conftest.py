@@ -183,6 +183,9 @@ class SpecClient:
         assert connected.wait(10), "the spec client could not connect"
         self.subscribe("$mcp-server/presence/+/" + name_filter)
 
+    def pub_props_dict(self):
+        return dict(self.pub_props.UserProperty)
+
     def _message(self, client, userdata, m):
         with self.cond:
             self.messages.append(Message(m))
