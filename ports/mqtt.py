@@ -124,6 +124,9 @@ class Board:
                     self._say("tinymcp: the MQTT broker %s:%d is out of reach (%s); trying "
                               "again (every %d s at most)"
                               % (self.host, self.port, _why(e), self.last_retry_ms // 1000))
+                except Exception as e:  # a bug of ours must not leave the board dead
+                    self._say("tinymcp: the MQTT serve loop failed (%s); connecting again"
+                              % _why(e))
                 self.client.close(False)
                 sleep_ms(delay)
                 delay = min(delay * 2, self.last_retry_ms)

@@ -70,9 +70,18 @@ def test_a_malformed_payload_gets_a_json_rpc_error_and_the_board_serves_on(
         errors.append(client.wait(lambda m: m.topic == client.rpc and m.payload
                                   and m.json().get("error", {}).get("code") == code).json())
     assert errors[0]["id"] is None
+    # Nobody to answer (no MCP-MQTT-CLIENT-ID on the control topic), and a message longer than
+    # the board's packet buffer: both dropped, and said on its console.
+    client.client.publish("$mcp-server/%s/%s" % (board.id, name), b'{"jsonrpc":"2.0","id":7,'
+                          b'"method":"ping"}').wait_for_publish(10)
+    client.publish(client.rpc, {"jsonrpc": "2.0", "id": 8, "method": "ping",
+                                "params": {"pad": "x" * 20000}})
     assert client.request("ping")["result"] == {}
     reading = client.request("tools/call", {"name": "read_temperature", "arguments": {}})
     assert "celsius" in _tool_text(reading)
+    said = board.stderr()
+    assert "a message on the control topic without a valid MCP-MQTT-CLIENT-ID" in said
+    assert "a message longer than 8192 bytes was dropped" in said
 
 
 def test_two_clients_at_once_each_have_their_own_session(broker, boards, spec_clients, runtime):
