@@ -58,7 +58,8 @@ class MqttLink(JsonLink):
     def send(self, msg):
         method = msg.get("method") or ""
         board = self.board
-        board.shared = method.endswith("/list_changed") or method == "notifications/resources/updated"
+        board.shared = (method.endswith("/list_changed")
+                        or method == "notifications/resources/updated")
         try:
             JsonLink.send(self, msg)
         finally:

@@ -27,7 +27,8 @@ _USER = const(0x26)
 # What a CONNACK's reason code means, for the one line a refused board says.
 REFUSED = {0x84: "unsupported protocol version (the broker does not speak MQTT 5)",
            0x85: "client identifier not valid", 0x86: "bad user name or password",
-           0x87: "not authorized (check the user name and password)", 0x88: "server unavailable", 0x89: "server busy",
+           0x87: "not authorized (check the user name and password)",
+           0x88: "server unavailable", 0x89: "server busy",
            0x8A: "banned", 0x8C: "bad authentication method"}
 
 # Property id -> its wire type: 1 byte, 2 u16, 4 u32, 0 varint, "s" string, "b" binary,
@@ -323,6 +324,8 @@ class Client:
     def _next(self):
         # One whole packet from the input buffer, consumed; PUBLISH is returned, the rest handled.
         stream = self.stream
+        if stream is None:
+            return None
         buf = stream.buf
         if self._consumed:
             used, self._consumed = self._consumed, 0
@@ -373,8 +376,9 @@ class Client:
 def _wrap(sock, host):
     # TLS where the runtime has ssl (mqtts://).
     import ssl
-    if hasattr(ssl, "create_default_context"):  # CPython
-        return ssl.create_default_context().wrap_socket(sock, server_hostname=host)
+    default = getattr(ssl, "create_default_context", None)
+    if default is not None:  # CPython: the system's CA store, the host name checked
+        return default().wrap_socket(sock, server_hostname=host)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    context.verify_mode = getattr(ssl, "CERT_NONE", 0)  # boards carry no CA store by default
+    context.verify_mode = ssl.CERT_NONE  # boards carry no CA store by default
     return context.wrap_socket(sock, server_hostname=host)

@@ -211,8 +211,8 @@ class SpecClient:
                 found[:] = [m for m in self.messages if match(m)]
                 return bool(found)
             if not self.cond.wait_for(seen, timeout):
-                raise AssertionError("no such message within %.1f s; got %r"
-                                     % (timeout, [(m.topic, m.payload[:80]) for m in self.messages]))
+                got = [(m.topic, m.payload[:80]) for m in self.messages]
+                raise AssertionError("no such message within %.1f s; got %r" % (timeout, got))
             return found[0]
 
     def publish(self, topic, payload):
