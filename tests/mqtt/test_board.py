@@ -152,8 +152,8 @@ def test_a_killed_board_is_withdrawn_by_its_will(broker, boards, spec_clients, r
     board = boards(runtime, broker.url, "doomed-" + runtime, "--keepalive", str(keepalive))
     client = spec_clients("watcher-" + runtime)
     presence, name = client.discover(board.id)
-    board.kill()
     killed = time.monotonic()
+    board.kill()
     cleared = client.wait(lambda m: m.topic == presence.topic and not m.payload,
                           1.5 * keepalive)
     print("\npresence cleared %.2f s after SIGKILL (%s, keep-alive %d s)"
