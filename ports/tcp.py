@@ -56,7 +56,7 @@ class SocketStream:
         into = getattr(sock, "recv_into", None)  # CPython; MicroPython sockets have readinto
         self._into = into if into is not None else sock.readinto
 
-    def _read(self, view, timeout_ms):
+    def readinto(self, view, timeout_ms):
         # -> bytes read into view, 0 on timeout, -1 when the client is gone.
         if self.closed:
             return -1
@@ -80,7 +80,7 @@ class SocketStream:
         if self.pending:
             n, self.pending = self.pending, 0
             return n
-        return self._read(self.view, timeout_ms)
+        return self.readinto(self.view, timeout_ms)
 
     def write(self, data, n):
         sent = 0
@@ -111,7 +111,7 @@ class SocketStream:
             left = self.auth_wait_ms - ticks_diff(ticks_ms(), start)
             if got >= len(want) + 2 or left <= 0:
                 return False
-            n = self._read(self.view[got:], left)
+            n = self.readinto(self.view[got:], left)
             if n < 0:
                 return False
             got += n

@@ -125,7 +125,20 @@ def _log(text):
 if __name__ == "__main__":
     from tinymcp.port import serve   # ports/, wherever this tinymcp keeps it
     listen_on = _option("--listen")
-    if listen_on:  # the board on the network: --listen HOST:PORT [--token TOKEN]
+    broker = _option("--mqtt")
+    if broker:  # through an MQTT broker: --mqtt mqtt://HOST:PORT [--name NAME] [--keepalive S]
+        from ports.mqtt import serve as serve_mqtt
+        keepalive = _option("--keepalive") or "60"
+        try:
+            if not keepalive.isdigit():
+                raise ValueError("--keepalive wants whole seconds")
+            serve_mqtt(build(), broker, _option("--name"), _option("--id"), int(keepalive), _log)
+        except ValueError as e:
+            _log("sim: " + str(e))
+            sys.exit(2)
+        except KeyboardInterrupt:
+            pass
+    elif listen_on:  # the board on the network: --listen HOST:PORT [--token TOKEN]
         from ports.tcp import listen
         host, _, port = listen_on.rpartition(":")
         listen(build(), host or "0.0.0.0", int(port), _option("--token"), _log)

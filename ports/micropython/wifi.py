@@ -1,9 +1,13 @@
-# A board on Wi-Fi (ESP32, Pico W): its settings file, joining the network, serving MCP over TCP.
+# A board on Wi-Fi (ESP32, Pico W): its settings file, joining the network, serving MCP over TCP
+# or through an MQTT broker.
 #
 # The settings live on the board, never in the code: network.json in its root,
 #   {"ssid": "bench-lab", "password": "...", "token": "...", "port": 8765}
 # written by `tinymcp-deploy --wifi SSID` (docs/network.md). Without the file the
-# board serves over USB as usual; with it but without a token it refuses to listen.
+# board serves over USB as usual; with it but without a token it refuses to listen. With an
+# "mqtt" section it serves through that broker instead (no token: the broker's auth decides):
+#   "mqtt": {"url": "mqtt://broker.lan:1883", "username": "...", "password": "...",
+#            "name": "tinymcp/pico-lab", "id": "pico-e6614c"}     (all but url optional)
 import json
 import sys
 
@@ -26,6 +30,8 @@ def settings(path=SETTINGS):
         return None, path + " is not valid JSON"
     if type(found) is not dict or type(found.get("ssid")) is not str:
         return None, path + " has no ssid"
+    if "mqtt" in found:
+        return _mqtt_settings(found, path)
     token = found.get("token")
     if type(token) is not str or len(token) < MIN_TOKEN:
         return None, path + " has no token of %d characters or more: anyone on the network " \
@@ -33,6 +39,27 @@ def settings(path=SETTINGS):
     port = found.get("port", PORT)
     if type(port) is not int or not 0 < port < 65536:
         return None, path + " has a port that is not 1..65535"
+    return found, None
+
+
+def _mqtt_settings(found, path):
+    broker = found["mqtt"]
+    if type(broker) is not dict or type(broker.get("url")) is not str:
+        return None, path + ": mqtt has no url (mqtt://HOST[:PORT])"
+    for key in ("username", "password", "name", "id"):
+        if type(broker.get(key, "")) is not str:
+            return None, path + ": mqtt's " + key + " is not a string"
+    from ports.mqtt import check, parse_url
+    try:
+        tls = parse_url(broker["url"])[2]
+        check(broker.get("name", "tinymcp/board"), broker.get("id", "board"))
+    except ValueError as e:
+        return None, path + ": " + str(e)
+    if tls:
+        try:
+            import ssl  # noqa: F401
+        except ImportError:
+            return None, path + ": mqtts:// needs ssl, which this firmware lacks"
     return found, None
 
 
@@ -52,9 +79,18 @@ def join(ssid, password, timeout_ms=20000):
 
 
 def serve(server, found):
-    # Join the network and serve clients there, one at a time, for as long as the board runs.
-    from ports.tcp import listen
+    # Join the network and serve clients there, one at a time (or each MQTT client its own
+    # session), for as long as the board runs.
     address = join(found["ssid"], found.get("password", ""))
+    broker = found.get("mqtt")
+    if broker:
+        from ports.mqtt import serve as serve_mqtt
+        print("tinymcp: on Wi-Fi %s as %s; MCP through the MQTT broker %s"
+              % (found["ssid"], address, broker["url"]))
+        serve_mqtt(server, broker["url"], broker.get("name"), broker.get("id"),
+                   user=broker.get("username"), password=broker.get("password"))
+        return "network"
+    from ports.tcp import listen
     port = found.get("port", PORT)
     try:
         listen(server, "0.0.0.0", port, found["token"],

@@ -82,8 +82,33 @@ def test_a_token_is_made_when_none_is_given_and_said_once(root, tmp_path, capsys
     (["--wifi", "", "--board-token", TOKEN], "SSID"),
     (["--wifi", "lab", "--board-token", TOKEN, "--listen-port", "70000"], "1..65535"),
     (["--wifi", "lab", "--usb"], "contradict"),
+    (["--mqtt", "mqtt://broker.lan"], "--mqtt needs --wifi"),
+    (["--wifi", "lab", "--mqtt", "http://broker.lan"], "mqtt://HOST[:PORT]"),
 ])
 def test_bad_wifi_settings_are_one_line_errors_before_anything_is_written(root, tmp_path,
                                                                            capsys, args, says):
     assert main(["--board", "wifi", "--port", "/dev/null", "--root", root] + args) == 2
     assert says in one_line_error(capsys)
+
+
+@pytest.mark.skipif(MICROPYTHON is None, reason="the deployed board runs under micropython")
+def test_deploy_for_mqtt_writes_the_broker_and_sees_the_board_there(root, tmp_path, make_board,
+                                                                    capsys, monkeypatch):
+    from tests.mqtt.conftest import Broker
+    broker = Broker(users={"lab-board": "broker-pw"})
+    try:
+        monkeypatch.setenv("TINYMCP_MQTT_USERNAME", "lab-board")
+        monkeypatch.setenv("TINYMCP_MQTT_PASSWORD", "broker-pw")
+        board = make_board(serving=False)
+        assert deploy(root, board, tmp_path, "--wifi", "bench-lab", "--wifi-password", "pw",
+                      "--mqtt", broker.url) == 0
+        out = capsys.readouterr().out
+        with open(board.fs.real("network.json")) as f:
+            assert json.load(f) == {"ssid": "bench-lab", "password": "pw",
+                                    "mqtt": {"url": broker.url, "username": "lab-board",
+                                             "password": "broker-pw"}}
+        assert ("ok: the board is on the MQTT broker 127.0.0.1:%d as tinymcp, server-name "
+                "tinymcp/wifi-test-board" % broker.port) in out
+        assert "broker-pw" not in out and "token" not in out  # no token for a broker
+    finally:
+        broker.stop()

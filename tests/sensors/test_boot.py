@@ -113,6 +113,21 @@ def write_settings(text):
 WIFI = "tests_sensors_network.json"
 
 
+def assert_refused(wifi, cases):
+    # Each (file text, a word of the reason): refused, and the line says why.
+    for text, says in cases:
+        write_settings(text)
+        found, why = wifi.settings(WIFI)
+        assert found is None and says in why, (text, why)
+
+
+def remove_settings():
+    try:
+        os.remove(WIFI)
+    except OSError:
+        pass
+
+
 def test_network_settings_come_from_the_file_on_the_board():
     from ports.micropython import wifi
     try:
@@ -120,16 +135,27 @@ def test_network_settings_come_from_the_file_on_the_board():
         write_settings('{"ssid": "lab", "password": "pw", "token": "0123456789abcdef"}')
         found, why = wifi.settings(WIFI)
         assert why is None and found["ssid"] == "lab" and found.get("port", wifi.PORT) == 8765
-        for text, says in (('{"ssid": "lab", "token": "short"}', "token"),
-                           ('{"ssid": "lab"}', "token"),
-                           ('{"token": "0123456789abcdef"}', "ssid"),
-                           ('{"ssid": "lab", "token": "0123456789abcdef", "port": 0}', "port"),
-                           ("{not json", "JSON")):
-            write_settings(text)
-            found, why = wifi.settings(WIFI)
-            assert found is None and says in why, (text, why)
+        assert_refused(wifi, (('{"ssid": "lab", "token": "short"}', "token"),
+                              ('{"ssid": "lab"}', "token"),
+                              ('{"token": "0123456789abcdef"}', "ssid"),
+                              ('{"ssid": "lab", "token": "0123456789abcdef", "port": 0}', "port"),
+                              ("{not json", "JSON")))
     finally:
-        try:
-            os.remove(WIFI)
-        except OSError:
-            pass
+        remove_settings()
+
+
+def test_an_mqtt_section_serves_through_the_broker_and_is_checked():
+    from ports.micropython import wifi
+    try:
+        write_settings('{"ssid": "lab", "password": "pw", '
+                       '"mqtt": {"url": "mqtt://broker.lan", "username": "pico", "password": "s"}}')
+        found, why = wifi.settings(WIFI)
+        assert why is None and found["mqtt"]["url"] == "mqtt://broker.lan"  # no token needed
+        assert_refused(wifi, (('{"ssid": "lab", "mqtt": "mqtt://broker.lan"}', "url"),
+                              ('{"ssid": "lab", "mqtt": {"url": "http://broker.lan"}}', "mqtt://"),
+                              ('{"ssid": "lab", "mqtt": {"url": "mqtt://b:99999"}}', "mqtt://"),
+                              ('{"ssid": "lab", "mqtt": {"url": "mqtt://b", "id": "a/b"}}', "id"),
+                              ('{"ssid": "lab", "mqtt": {"url": "mqtt://b", "password": 5}}',
+                               "password")))
+    finally:
+        remove_settings()

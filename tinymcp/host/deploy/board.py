@@ -262,11 +262,14 @@ class Console:
         return "; it said: " + self.said[:100] if self.said else ""
 
 
-def verify(port, baud=115200, timeout=VERIFY_TIMEOUT_S, serial_port=None, token=None):
+def verify(port, baud=115200, timeout=VERIFY_TIMEOUT_S, serial_port=None, token=None,
+           broker=False):
     # Send `initialize` until a JSON-RPC answer comes back, skipping boot noise; after a hard
     # reset the port may vanish and come back, so reopen it as needed. A traceback or the REPL
     # is reported as soon as it shows. With a token (a board deployed for Wi-Fi), the console
-    # line that says where it listens sends the initialize there instead. -> (serverInfo, where).
+    # line that says where it listens sends the initialize there instead. With broker (a board
+    # serving through an MQTT broker) its console line saying it is there is the answer, and
+    # the serverInfo is None. -> (serverInfo, where).
     import serial
     s = serial_port
     client = None
@@ -304,7 +307,10 @@ def verify(port, baud=115200, timeout=VERIFY_TIMEOUT_S, serial_port=None, token=
                 where = network.listening(text) if token else None
                 if where:
                     return network.verify(where[0], where[1], token), "%s:%d" % where
-                if token and text.startswith(network.NOT_ON_NETWORK):
+                on = network.on_broker(text) if broker else None
+                if on:
+                    return None, on
+                if (token or broker) and text.startswith(network.NOT_ON_NETWORK):
                     raise DeployError("the board is not on the network: %s"
                                       % text[len(network.NOT_ON_NETWORK):])
                 stopped = console.line(line)

@@ -19,8 +19,8 @@ from tinymcp.host.deploy.mpy import DEFAULT_MPY, MPY_VERSIONS, build, print_size
 
 def deploy(tree, board, port, baud, build_dir, mpy_version, hard_reset=False, out=None, extra=(),
            source_lines=True, leave_out=(), romfs=False, wifi=None, usb=False):
-    # tree: a DeviceTree; board: a Board. wifi: (network.json bytes, token) to serve on Wi-Fi;
-    # usb: remove it, back to USB.
+    # tree: a DeviceTree; board: a Board. wifi: (network.json bytes, token) to serve on Wi-Fi
+    # (token None: through an MQTT broker); usb: remove it, back to USB.
     out = out or sys.stdout
     if romfs:
         inside, how, image = romfs_image.build_image(tree, board, build_dir, mpy_version, extra,
@@ -57,11 +57,16 @@ def deploy(tree, board, port, baud, build_dir, mpy_version, hard_reset=False, ou
         out.write("reset; waiting for initialize on %s%s\n"
                   % (port, " or on the network" if wifi else ""))
         info, where = verify(port, baud, board_end.VERIFY_TIMEOUT_S * (4 if wifi else 1),
-                             None if b is None else b.t.serial, wifi[1] if wifi else None)
+                             None if b is None else b.t.serial, wifi[1] if wifi else None,
+                             bool(wifi) and wifi[1] is None)
     finally:
         if b is not None:
             b.close()
-    out.write("ok: %s %s answers on %s\n" % (info.get("name", "?"), info.get("version", "?"), where))
+    if info is None:  # through a broker: its own line says it is there
+        out.write("ok: the board is on %s\n" % where)
+    else:
+        out.write("ok: %s %s answers on %s\n" % (info.get("name", "?"), info.get("version", "?"),
+                                                 where))
 
 
 def _copy(b, port, mpy_version, files, out, image=None, shadows=(), gone=()):
@@ -150,6 +155,10 @@ def main(argv=None):
                    help="the token a client must send first (default $TINYMCP_BOARD_TOKEN; "
                         "without one a new token is made and printed once)")
     p.add_argument("--listen-port", type=int, default=8765, help="the board's TCP port")
+    p.add_argument("--mqtt", metavar="URL",
+                   help="with --wifi: serve through this MQTT broker (mqtt://HOST[:PORT]) instead "
+                        "of listening; the login from $TINYMCP_MQTT_USERNAME and "
+                        "$TINYMCP_MQTT_PASSWORD (docs/network.md)")
     p.add_argument("--usb", action="store_true",
                    help="remove network.json: the board serves over USB again")
     p.add_argument("--manifests", action="store_true", help="rewrite the mip package*.json files")
@@ -191,8 +200,10 @@ def main(argv=None):
             return 0
         if a.wifi is not None and a.usb:
             raise DeployError("--wifi and --usb contradict each other")
+        if a.mqtt is not None and a.wifi is None:
+            raise DeployError("--mqtt needs --wifi SSID: the board reaches its broker on Wi-Fi")
         wifi = (network.settings(a.wifi, a.wifi_password, a.board_token, a.listen_port,
-                                 sys.stdout) if a.wifi is not None else None)
+                                 sys.stdout, a.mqtt) if a.wifi is not None else None)
         options = dict(extra=extra, source_lines=not a.no_source_lines, leave_out=leave_out,
                        romfs=a.romfs, wifi=wifi, usb=a.usb)
         if a.build:

@@ -1,6 +1,7 @@
 # A board on Wi-Fi: the network.json deploy writes onto it (its settings live there, never in the
 # code: ports/micropython/wifi.py reads them at boot), and the check that it answers on the network.
 import json
+import os
 import re
 import secrets
 import time
@@ -13,6 +14,11 @@ SETTINGS = "network.json"   # the board's ports/micropython/wifi.py SETTINGS
 # What the board prints on its console once it listens (ports/micropython/wifi.py serve()).
 LISTENING = re.compile(r"tinymcp: on Wi-Fi .* MCP on ([0-9A-Za-z.:\[\]-]+):(\d+)")
 NOT_ON_NETWORK = "tinymcp: not on the network: "
+# What a board serving through an MQTT broker prints once it is there (ports/mqtt.py), and the
+# starts of what it prints when it cannot be.
+ON_BROKER = re.compile(r"tinymcp: on the MQTT broker (\S+) as (\S+), server-name (\S+)")
+BROKER_TROUBLE = ("tinymcp: the broker refused the connection: ", "tinymcp: the MQTT broker ")
+MQTT_URL = re.compile(r"^mqtts?://[^\s/@:]+(:\d{1,5})?/?$")
 CONNECT_FOR_S = 10       # how long the check keeps trying to connect to the board
 CONNECT_RETRY_S = 0.25
 # What deploy asks a board, on its serial line or on the network, to see that it serves.
@@ -20,10 +26,14 @@ INITIALIZE = {"protocolVersion": LATEST, "capabilities": {},
               "clientInfo": {"name": "tinymcp-deploy", "version": "0.1.0"}}
 
 
-def settings(ssid, password, token, port, out):
+def settings(ssid, password, token, port, out, mqtt=None):
     # -> (network.json bytes, the token). A token is made when none is given, and said once.
+    # mqtt: a broker URL to serve through instead (no token then: the broker's auth decides).
     if not ssid:
         raise DeployError("--wifi needs the network's name (SSID)")
+    if mqtt is not None:
+        data = {"ssid": ssid, "password": password or "", "mqtt": broker(mqtt, os.environ)}
+        return (json.dumps(data, indent=1) + "\n").encode(), None
     if not 0 < port < 65536:
         raise DeployError("--listen-port must be 1..65535, not %d" % port)
     if token is None:
@@ -35,6 +45,29 @@ def settings(ssid, password, token, port, out):
                           "to listen with a shorter one)" % MIN_TOKEN)
     data = {"ssid": ssid, "password": password or "", "token": token, "port": port}
     return (json.dumps(data, indent=1) + "\n").encode(), token
+
+
+def broker(url, env):
+    # network.json's "mqtt" section: the URL, and the broker login from the environment.
+    if not MQTT_URL.match(url):
+        raise DeployError("--mqtt wants mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (the login "
+                          "comes from $TINYMCP_MQTT_USERNAME and $TINYMCP_MQTT_PASSWORD)")
+    section = {"url": url}
+    for key, name in (("username", "TINYMCP_MQTT_USERNAME"), ("password", "TINYMCP_MQTT_PASSWORD")):
+        if env.get(name):
+            section[key] = env[name]
+    return section
+
+
+def on_broker(line):
+    # -> "the MQTT broker HOST:PORT as ID, server-name NAME" when the board's console line says
+    # it is there; raises DeployError when it says the broker cannot be had; else None.
+    found = ON_BROKER.search(line)
+    if found:
+        return "the MQTT broker %s as %s, server-name %s" % found.groups()
+    if line.startswith(BROKER_TROUBLE):
+        raise DeployError("the board cannot serve through the broker: " + line[len("tinymcp: "):])
+    return None
 
 
 def listening(line):

