@@ -9,12 +9,7 @@
 #   c.publish(topic, payload, n, [("MCP-MQTT-CLIENT-ID", "board-1")], retain=True)
 #   packet = c.poll(200)   # PUBLISH -> (topic, payload view, user properties) or None
 from tinymcp.clock import ticks_diff, ticks_ms
-
-try:
-    from micropython import const
-except ImportError:
-    def const(x):
-        return x
+from tinymcp.protocol import const
 
 NO_LOCAL = const(0x04)
 _CONNACK = const(0x20)
