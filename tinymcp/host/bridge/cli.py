@@ -194,7 +194,7 @@ def main(argv=None):
         if sock is not None:
             sock.close()
         return 2
-    demo = args.demo or (sys.stdin.isatty() and not args.http)
+    demo = args.demo or (sys.stdin is not None and sys.stdin.isatty() and not args.http)
     try:
         asyncio.run(run(args, specs, several, opened, http, sock, demo))
     except KeyboardInterrupt:
@@ -228,7 +228,10 @@ async def run(args, specs, several, opened, http, sock, demo):
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stopping.set)
+        try:
+            loop.add_signal_handler(sig, stopping.set)
+        except NotImplementedError:   # Windows' event loop: a plain handler, onto the loop
+            signal.signal(sig, lambda *_: loop.call_soon_threadsafe(stopping.set))
 
     def session_for(device, port):
         # -> make_session(**callbacks) for the router: the board's link and session.
