@@ -134,3 +134,42 @@ def test_a_sim_board_that_crashes_is_restarted_on_its_pty_or_its_pipes(as_on_win
         assert client.noise == []
     finally:
         assert client.stop() == 0
+
+
+# pyserial's serialwin32 says "could not open port {portstr!r}: {ctypes.WinError()!r}".
+WINDOWS_OPEN_ERRORS = {
+    "FileNotFoundError(2, 'The system cannot find the file specified.', None, 2)":
+        "COM7 does not exist: is the board plugged in? (tinymcp-bridge --list-ports shows the "
+        "serial ports)",
+    "PermissionError(13, 'Access is denied.', None, 5)":
+        "COM7 is busy: another program (a serial monitor, an IDE, another bridge) has it open; "
+        "close that program and retry",
+}
+
+
+@pytest.mark.parametrize("error", sorted(WINDOWS_OPEN_ERRORS))
+def test_a_com_port_that_cannot_be_opened_is_said_in_one_line(error):
+    import serial
+    from tinymcp.host.bridge.link import explain
+    raised = serial.SerialException("could not open port 'COM7': %s" % error)
+    assert explain("COM7", raised) == WINDOWS_OPEN_ERRORS[error]
+
+
+def test_list_ports_names_com_ports_in_order_and_each_macos_port_once(tmp_path):
+    plugged = [{"device": "COM10", "vid": 0x2E8A, "pid": 0x0005, "product": "Board in FS mode"},
+               {"device": "COM3", "vid": 0x10C4, "pid": 0xEA60, "product": "CP2102"},
+               {"device": "COM4", "product": "Communications Port"},
+               {"device": "/dev/tty.usbmodem1101", "vid": 0x2E8A, "pid": 0x0005},
+               {"device": "/dev/cu.usbmodem1101", "vid": 0x2E8A, "pid": 0x0005}]
+    ports = tmp_path / "ports.json"
+    ports.write_text(json.dumps(plugged))
+    done = subprocess.run([sys.executable, "tests/bridge/fake_usb.py", "--list-ports"],
+                          capture_output=True, text=True, cwd=REPO, timeout=60,
+                          env=clean_env(FAKE_USB_PORTS=str(ports)))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == ["/dev/cu.usbmodem1101", "COM3", "COM4",
+                                                   "COM10"]
+    marked = [line.split()[0] for line in lines if "likely a MicroPython board" in line]
+    assert marked == ["/dev/cu.usbmodem1101", "COM3", "COM10"]
+    assert lines[2] == "COM4  Communications Port"

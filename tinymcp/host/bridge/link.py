@@ -23,6 +23,7 @@ log = logging.getLogger("tinymcp.bridge.link")
 MAX_LINE = 1 << 20          # a line longer than this is noise by definition; dropped as it streams
 MAX_BACKLOG = 1 << 20       # bytes queued for a board that does not read before frames are dropped
 READ_WAIT = 0.2             # seconds a read waits for a first byte before it looks whether to stop
+READ_AHEAD = 16             # chunks read and not yet taken by the loop before the reader waits
 _JSONRPC = b'{"jsonrpc"'
 
 
@@ -49,9 +50,9 @@ def open_port(device, baud=115200):
         else:
             port = serial.Serial(device, baud, timeout=READ_WAIT, exclusive=True)
     except serial.SerialException as e:
-        raise PortError(_explain(device, e)) from None
+        raise PortError(explain(device, e)) from None
     except (OSError, ValueError) as e:
-        raise PortError(_explain(device, e)) from None
+        raise PortError(explain(device, e)) from None
     return port
 
 
@@ -81,7 +82,9 @@ def check_url(device):
                         % (device, str(e).splitlines()[0] if str(e) else "malformed")) from None
 
 
-def _explain(device, e):
+def explain(device, e):
+    # What opening device raised -> one line saying what to do, from the errno (Linux, macOS) or
+    # the words of pyserial's Windows messages ("could not open port 'COM3': PermissionError(...").
     code = getattr(e, "errno", None)
     text = str(e)
     busy = ("%s is busy: another program (a serial monitor, an IDE, another bridge) has it open; "
@@ -176,6 +179,9 @@ class PortThreads:
         self.running = True     # the threads go on
         self.stopped = False    # the link let go of this port: what still comes is dropped
         self.released = loop.create_future()
+        # The loop takes what is read at its own pace: a board that floods the line waits for it
+        # (the port's buffer fills, as it did when the loop read only when it was ready).
+        self._ahead = threading.Semaphore(READ_AHEAD)
         self.writer = threading.Thread(target=self._write, daemon=True,
                                        name="tinymcp-write %s" % port.name)
         self.reader = threading.Thread(target=self._read, daemon=True,
@@ -187,7 +193,7 @@ class PortThreads:
         try:
             self.loop.call_soon_threadsafe(callback, *args)
         except RuntimeError:   # the loop has closed: the bridge is ending
-            pass
+            self.running = False
 
     def _failed(self, e):
         if self.running:
@@ -199,6 +205,9 @@ class PortThreads:
             while self.running:
                 data = read_some(self.port)
                 if data:
+                    while not self._ahead.acquire(timeout=READ_WAIT):
+                        if not self.running:
+                            return
                     self._call(self._deliver, data)
         except Exception as e:   # SerialException, OSError: unplugged, or closed at the far end
             self._failed(e)
@@ -212,6 +221,7 @@ class PortThreads:
             self._call(self._released)
 
     def _deliver(self, data):
+        self._ahead.release()
         if not self.stopped:
             self.received(data)
 
