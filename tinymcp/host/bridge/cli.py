@@ -33,8 +33,8 @@ def build_parser():
                         "later. Repeatable; LABEL (a-z, 0-9, -) names the board")
     p.add_argument("--sim", action="append", default=[], nargs="?", const="sim",
                    metavar="[LABEL=]BOARD",
-                   help="run boards/BOARD/main.py (default: sim) behind a pseudo-terminal. "
-                        "Repeatable")
+                   help="run boards/BOARD/main.py (default: sim) behind a pseudo-terminal (on "
+                        "pipes where there is none: Windows). Repeatable")
     p.add_argument("--list-ports", action="store_true", help="list serial ports and exit")
     p.add_argument("--board-token", metavar="TOKEN",
                    help="what boards on the network (socket://) require first. Every local user "

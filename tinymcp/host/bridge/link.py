@@ -23,6 +23,8 @@ log = logging.getLogger("tinymcp.bridge.link")
 MAX_LINE = 1 << 20          # a line longer than this is noise by definition; dropped as it streams
 MAX_BACKLOG = 1 << 20       # bytes queued for a board that does not read before frames are dropped
 READ_WAIT = 0.2             # seconds a read waits for a first byte before it looks whether to stop
+CHUNK = 1 << 16             # bytes one read of a socket:// board takes at most
+WRITE_MAX = 1 << 16         # bytes of waiting frames the writer joins into one write
 READ_AHEAD = 16             # chunks read and not yet taken by the loop before the reader waits
 _JSONRPC = b'{"jsonrpc"'
 
@@ -59,7 +61,17 @@ def open_port(device, baud=115200):
 def read_some(port):
     # -> the bytes that came, waiting READ_WAIT at most for the first one; SerialException or
     # OSError when the port is gone (a USB board unplugged, the far end of a pty or socket closed).
-    return port.read(max(1, port.in_waiting))
+    data = port.read(1)
+    if not data:
+        return data
+    if type(port).__module__ == "serial.urlhandler.protocol_socket":   # in_waiting is 0 or 1
+        port.timeout = 0   # the rest of what one recv() gets, at once
+        try:
+            return data + port.read(CHUNK)
+        finally:
+            port.timeout = READ_WAIT
+    waiting = port.in_waiting
+    return data + port.read(waiting) if waiting else data
 
 
 def check_url(device):
@@ -471,14 +483,18 @@ class Link:
         return self.write(data, urgent=True) is not None
 
     def _next_frame(self, io):
-        # The writer thread's next frame, urgent ones first; waits for one; None once io stops.
+        # The writer thread's next bytes: the frames waiting, urgent ones first, up to WRITE_MAX
+        # in one write; waits for one; None once io stops.
         with self._wake:
             while io.running:
-                waiting = self._urgent or self._queue
-                if waiting:
-                    frame = waiting.popleft()
-                    self._queued -= len(frame)
-                    return frame
+                if self._urgent or self._queue:
+                    frames, size = [], 0
+                    for waiting in (self._urgent, self._queue):
+                        while waiting and (not frames or size + len(waiting[0]) <= WRITE_MAX):
+                            frames.append(waiting.popleft())
+                            size += len(frames[-1])
+                    self._queued -= size
+                    return b"".join(frames)
                 self._wake.wait()
         return None
 
