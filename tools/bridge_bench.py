@@ -2,7 +2,7 @@
 # bridge (and one of them killed meanwhile), recovery times, and what hostile hosts and boards
 # cost it (memory, and how soon each refusal comes).
 #   python tools/bridge_bench.py [--calls N] [--only throughput|boards|recovery|limits]
-#   (needs socat for the re-plug figures)
+#   (needs socat for the re-plug figures). A full run (no --only) writes docs/bridge-benchmarks.md.
 import argparse
 import json
 import os
@@ -390,17 +390,38 @@ def board_ask_refused():
         board.close()
 
 
+REPORT = []   # what a run printed, for the page a full run writes
+
+
+def say(line):
+    print(line)
+    REPORT.append(line)
+
+
+def write_report(path, took_s, calls):
+    import platform
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    with open(path, "w") as f:
+        f.write("# Bridge benchmarks\n\nWritten by `tools/bridge_bench.py`; do not edit by hand. "
+                "Ranges vary from run to run on a shared machine: compare rows of one run.\n\n"
+                "Command: `python tools/bridge_bench.py --calls %d`  \nDate: %s, %.0f s  \n"
+                "Machine: %s, %d cores, load average %.1f at the end; CPython %s\n\n```\n%s\n```\n"
+                % (calls, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), took_s,
+                   platform.system(), os.cpu_count() or 0, load, platform.python_version(),
+                   "\n".join(REPORT)))
+
+
 def limits():
-    print("hostile hosts and boards (bridge RSS growth; how soon each refusal comes):")
-    print("  1,500 abandoned HTTP sessions, one call each   %+6.1f MB" % abandoned_sessions())
+    say("hostile hosts and boards (bridge RSS growth; how soon each refusal comes):")
+    say("  1,500 abandoned HTTP sessions, one call each   %+6.1f MB" % abandoned_sessions())
     grown, took = stalled_listener()
-    print("  a stalled GET stream, 100,000 board logs       %+6.1f MB; another host's call "
+    say("  a stalled GET stream, 100,000 board logs       %+6.1f MB; another host's call "
           "took %.2f s" % (grown, took))
     grown, took, status = big_post()
-    print("  a 20 MB POST in a session, streamed            %+6.1f MB; answered %s in %.3f s"
+    say("  a 20 MB POST in a session, streamed            %+6.1f MB; answered %s in %.3f s"
           % (grown, status, took))
     for what, took, code in refusals():
-        print("  %-52s %.4f s (%s)" % (what, took, code))
+        say("  %-52s %.4f s (%s)" % (what, took, code))
 
 
 def main():
@@ -408,35 +429,39 @@ def main():
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--only", choices=("throughput", "boards", "recovery", "limits"))
     args = parser.parse_args()
+    started = time.monotonic()
     if args.only in (None, "throughput"):
-        print("round trips (tools/call read_temperature), %d calls each:" % args.calls)
+        say("round trips (tools/call read_temperature), %d calls each:" % args.calls)
         for name, one, eight in throughput(args.calls):
-            print("  %-58s %7.0f/s one at a time  %7.0f/s 8 in flight" % (name, one, eight))
+            say("  %-58s %7.0f/s one at a time  %7.0f/s 8 in flight" % (name, one, eight))
     if args.only in (None, "boards"):
         found = four_boards(args.calls)
-        print("four boards behind one bridge (--sim a=sim ... --sim d=sim), %d calls spread over "
+        say("four boards behind one bridge (--sim a=sim ... --sim d=sim), %d calls spread over "
               "them:" % args.calls)
-        print("  %-58s %7.0f/s one at a time  %7.0f/s 8 in flight"
+        say("  %-58s %7.0f/s one at a time  %7.0f/s 8 in flight"
               % ("stdio -> bridge -> four ptys -> four boards", found["one"], found["eight"]))
         for when in ("before", "during"):
             took = found[when]
-            print("  a, b, c called one at a time, %-6s d is killed: %5d calls, median %.2f ms, "
+            say("  a, b, c called one at a time, %-6s d is killed: %5d calls, median %.2f ms, "
                   "p99 %.2f ms, max %.1f ms" % (when, len(took), percentile(took, 0.5),
                                                 percentile(took, 0.99), took[-1] * 1000))
-        print("  (d %s restarted by the bridge within those 2 s)"
+        say("  (d %s restarted by the bridge within those 2 s)"
               % ("was" if found["restarted"] else "was not yet"))
     if args.only in (None, "recovery"):
-        print("recovery, from the board process (re)started to the first successful call:")
-        print("  --sim board killed (bridge restarts it)   %.3f s incl. 0.2 s restart pause"
+        say("recovery, from the board process (re)started to the first successful call:")
+        say("  --sim board killed (bridge restarts it)   %.3f s incl. 0.2 s restart pause"
               % sim_reset())
         if shutil.which("socat"):
             reset, replug = socat_faults()
-            print("  socat pty, board restarted, port stays    %.3f s" % reset)
-            print("  socat pty pair torn down and recreated    %.3f s" % replug)
+            say("  socat pty, board restarted, port stays    %.3f s" % reset)
+            say("  socat pty pair torn down and recreated    %.3f s" % replug)
         else:
-            print("  (socat not installed: no pty re-plug figures)")
+            say("  (socat not installed: no pty re-plug figures)")
     if args.only in (None, "limits"):
         limits()
+    if args.only is None:
+        write_report(os.path.join(REPO, "docs", "bridge-benchmarks.md"), time.monotonic() - started,
+                     args.calls)
 
 
 if __name__ == "__main__":

@@ -123,11 +123,11 @@ def _log(text):
 
 
 if __name__ == "__main__":
+    from tinymcp.port import serve   # ports/, wherever this tinymcp keeps it
     listen_on = _option("--listen")
     if listen_on:  # the board on the network: --listen HOST:PORT [--token TOKEN]
         from ports.tcp import listen
         host, _, port = listen_on.rpartition(":")
         listen(build(), host or "0.0.0.0", int(port), _option("--token"), _log)
     else:
-        from ports import serve
         serve(build())  # the MicroPython port collects garbage before its line buffer

@@ -56,10 +56,10 @@ def serve(server, found):
     from ports.tcp import listen
     address = join(found["ssid"], found.get("password", ""))
     port = found.get("port", PORT)
-    print("tinymcp: on Wi-Fi %s as %s; MCP on %s:%d (token required)"
-          % (found["ssid"], address, address, port))
     try:
-        listen(server, "0.0.0.0", port, found["token"])
+        listen(server, "0.0.0.0", port, found["token"],
+               announce="tinymcp: on Wi-Fi %s as %s; MCP on %s:%d (token required)"
+                        % (found["ssid"], address, address, port))
     except OSError as e:
         print("tinymcp: the network server stopped: " + str(e))
         if hasattr(sys, "print_exception"):

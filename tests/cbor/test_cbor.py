@@ -3,6 +3,7 @@ import sys
 from struct import pack, unpack
 
 from tests.cbor.vectors import DECODE, ENCODE
+from tests.float32 import SINGLE, Float32Cbor, f32
 from tinymcp import cbor
 
 # RFC 8949 Appendix A, the examples cbor2's default encoding also writes (no shortest floats).
@@ -45,9 +46,8 @@ MALFORMED = [
 
 
 MICROPYTHON = sys.implementation.name == "micropython"
-# Floats are float32 on most boards' MicroPython (rp2, esp32, the emulated board): the codec
-# then writes float32 where cbor2 (on float64) writes float64, and the vectors say so.
-SINGLE = 1.0 + 2.0 ** -30 == 1.0
+# Floats are float32 on most boards' MicroPython (rp2, esp32): the codec then writes float32
+# where cbor2 (on float64) writes float64, and the vectors say so (SINGLE: this build is such).
 INF = float("inf")
 
 
@@ -92,7 +92,7 @@ def as_single(data):
         arg = int.from_bytes(data[at + 1:at + 1 + size], "big") if size else info
         end = at + 1 + size
         if major == 7 and info == 27:
-            value = unpack(">d", data[at + 1:end])[0]   # rounded to float32 on this build
+            value = f32(unpack(">d", data[at + 1:end])[0])   # what a float32 board holds
             if value in (INF, -INF):
                 out += b"\xf9\x7c\x00" if value > 0 else b"\xf9\xfc\x00"
             else:
@@ -120,10 +120,10 @@ def refused(data):
     return False
 
 
-def encodes_as(value, hexed):
-    # Byte for byte (cbor2's floats made float32 on a single-precision build); on MicroPython a
+def encodes_as(value, hexed, single=SINGLE):
+    # Byte for byte (cbor2's floats made float32 by a single-precision codec); on MicroPython a
     # dict's keys come in its own order, so there: a permutation.
-    expected = as_single(unhex(hexed)) if SINGLE else unhex(hexed)
+    expected = as_single(unhex(hexed)) if single else unhex(hexed)
     data = cbor.dumps(value)
     if data == expected:
         return True
@@ -152,15 +152,33 @@ def test_rfc8949_examples_encode_and_decode():
 
 
 def test_a_single_precision_build_writes_floats_as_float32():
-    saved = cbor._FLOAT, cbor._FLOAT_FORMAT
-    try:
-        cbor._FLOAT, cbor._FLOAT_FORMAT = b"\xfa\0\0\0\0", ">f"  # what such a build picks at import
+    with Float32Cbor():  # what such a build picks at import
         assert cbor.dumps([1.5, -0.0, 100000.0]) == unhex("83 fa3fc00000 fa80000000 fa47c35000")
         assert cbor.dumps(float("nan")) == unhex("f97e00")
-    finally:
-        cbor._FLOAT, cbor._FLOAT_FORMAT = saved
     # and what this runtime's own build picked
     assert cbor.dumps(1.5) == unhex("fa 3fc00000" if SINGLE else "fb 3ff8000000000000")
+
+
+def board_value(value):
+    # The value as a float32 board holds it: every float rounded to float32.
+    if type(value) is float:
+        return f32(value)
+    if type(value) is list:
+        return [board_value(v) for v in value]
+    if type(value) is dict:
+        return {k: board_value(v) for k, v in value.items()}
+    return value
+
+
+def test_cbor2_vectors_as_a_single_precision_board_writes_them():
+    # On every build, the codec as a float32 board sets it up: each of cbor2's floats written
+    # as float32 (exact: the shortest width that holds a board's value; beyond float32's range
+    # the infinity cbor2 writes as a half float), all else byte for byte as cbor2.
+    with Float32Cbor():
+        for hexed, value in ENCODE:
+            assert encodes_as(board_value(value), hexed, single=True), hexed
+        assert cbor.dumps(f32(1.1)) == unhex("fa 3f8ccccd")
+        assert cbor.dumps([f32(1e300), f32(5e-324)]) == unhex("82 f97c00 fa00000000")
 
 
 def test_bytes_like_values_are_byte_strings_and_tuples_are_arrays():

@@ -1,10 +1,12 @@
 # CBOR link frames and the board's side of them: on CPython (pytest) and MicroPython (tests/mprun.py).
 import json
+from struct import pack
 
 from tinymcp import Server, cbor, cborlink
 from tinymcp.channel import Channel
 from tinymcp.schema import integer, number
 from tests.core.support import FakeStream, frame
+from tests.float32 import Float32Cbor, f32
 
 SPECIAL = (3, 4, 10)
 
@@ -155,6 +157,19 @@ def test_a_structured_tool_result_omits_its_text_mirror():
     assert json.loads(j["content"][0]["text"]) == c["structuredContent"]
 
 
+def test_a_single_precision_board_sends_its_readings_as_float32():
+    # On every build, the codec as a float32 board (rp2, esp32) sets it up: the reading it holds
+    # crosses in 4 bytes, exactly, so the host gets the board's own value.
+    call = {"name": "read_adc", "arguments": {"channel": 0}}
+    with Float32Cbor():
+        line = cborlink.encode({"id": 1, "result": {"structuredContent": {"volts": f32(0.8226)}}})
+        reason, out, _ = serve([INIT, cframe("tools/call", call, id=1)])
+    assert b"\xfa" + pack(">f", 0.8226) in line and b"\xfb" not in line
+    assert cborlink.decode(line)["result"]["structuredContent"]["volts"] == f32(0.8226)
+    volts = out[1][1]["result"]["structuredContent"]["volts"]
+    assert volts == f32(0.8226) and abs(volts - 0.8226) < 1e-7
+
+
 def test_binary_resource_and_image_content_travel_as_byte_strings():
     reason, out, _ = serve([INIT, cframe("resources/read", {"uri": "blob://all"}, id=1),
                             cframe("tools/call", {"name": "picture"}, id=2),
@@ -245,7 +260,7 @@ def test_the_json_path_base64s_raw_image_bytes_and_leaves_the_tool_list_alone():
     block = out[1][1]["result"]["content"][0]
     assert out[1][0] == "json" and type(block["data"]) is str
     import binascii
-    assert binascii.a2b_base64(block["data"]) == bytes(range(256))
+    assert binascii.a2b_base64(block["data"].encode()) == bytes(range(256))
     assert out[2][1]["result"]["content"][0]["data"] == bytes(range(256))
 
 

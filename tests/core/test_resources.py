@@ -52,7 +52,7 @@ def test_read_text_json_and_blob():
     data = result(server, "resources/read", {"uri": "sensor://temperature"})["contents"][0]
     assert data["mimeType"] == "application/json" and data["text"] == '{"celsius":21.5}'
     blob = result(server, "resources/read", {"uri": "blob://calibration"})["contents"][0]
-    assert binascii.a2b_base64(blob["blob"]) == b"\x00\x01\xfe\xff"
+    assert binascii.a2b_base64(blob["blob"].encode()) == b"\x00\x01\xfe\xff"
     assert blob["mimeType"] == "application/octet-stream" and "text" not in blob
 
 

@@ -105,7 +105,7 @@ class FakeFS:
 class FakeBoard:
     # state: "serving" (tinymcp on the line), "friendly" (>>>), "raw" (raw REPL), "paste".
     def __init__(self, fs_dir, mpy_word=MPY_6_3, capacity=1024 * 1024, serving=True, deaf=False,
-                 romfs=None):
+                 romfs=None, reset_after_writes=None):
         self.fs = FakeFS(fs_dir, capacity)
         self.romfs = None if romfs is None else bytearray(romfs)   # a ROMFS partition of that size
         self.mpy_word = mpy_word
@@ -123,6 +123,10 @@ class FakeBoard:
         self.frame = b""
         self.stop = False
         self.deaf = deaf         # serving something that ignores 0x03 (not tinymcp)
+        # Resets by itself (a brown-out, a watchdog, a loose cable) when that many files have
+        # been opened for writing since the board started: the next one is cut off half way.
+        self.reset_after_writes = reset_after_writes
+        self.writes = 0
         self._reset_namespace()
         if serving:
             self._serve_in_process()
@@ -231,7 +235,20 @@ class FakeBoard:
             return
         self.events.append("main.py (micropython)")
         env = dict(os.environ, MICROPYPATH=".")
-        self.proc = subprocess.Popen([MICROPYTHON, "main.py"], cwd=self.fs.root, env=env,
+        command = [MICROPYTHON, "main.py"]
+        if self.romfs is not None and self.romfs[:1] != b"\xff" and any(self.romfs):
+            # The firmware mounts its ROMFS partition at /rom, after the filesystem on sys.path.
+            image = os.path.join(os.path.dirname(self.fs.root), os.path.basename(self.fs.root) + ".rom")
+            with open(image, "wb") as f:
+                f.write(self.romfs)
+            command = [MICROPYTHON, "-c", "import sys, vfs\n"
+                       "vfs.mount(vfs.VfsRom(open(%r, 'rb').read()), '/rom')\n"
+                       "sys.path[:] = ['', '/rom']\n"
+                       "sys.argv[:] = ['main.py']\n"
+                       "__name__ = '__main__'\n"
+                       "exec(open('main.py').read())\n" % image]
+            self.events.append("/rom mounted")
+        self.proc = subprocess.Popen(command, cwd=self.fs.root, env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT)
         self.state = "serving"
@@ -362,8 +379,18 @@ class FakeBoard:
         def fake_print(*args, sep=" ", end="\n", file=None):
             out.write(sep.join(str(a) for a in args) + end)
         safe = dict(vars(builtins))
-        safe.update(__import__=fake_import, print=fake_print, open=board.fs.open)
+        safe.update(__import__=fake_import, print=fake_print, open=board._open)
         self.namespace = {"__builtins__": safe, "__name__": "__main__"}
+
+    def _open(self, path, mode="r", *args, **kwargs):
+        f = self.fs.open(path, mode, *args, **kwargs)
+        if "w" in mode:
+            self.writes += 1
+            if self.writes == self.reset_after_writes:
+                f.write(b"half" if "b" in mode else "half")   # what reached the flash
+                f.close()
+                raise HardReset()
+        return f
 
     def _rom_ioctl(self, op, *args):
         # vfs.rom_ioctl as the ports implement it over one segment (see mpremote romfs deploy).

@@ -206,8 +206,12 @@ def test_the_module_runs_as_a_command(repo, tmp_path):
     assert proc.returncode == 2 and proc.stderr.count(b"\n") == 1
 
 
-def test_the_checkout_is_found_from_anywhere(repo, tmp_path, monkeypatch):
-    from tinymcp.host.deploy.files import repo_root
-    assert repo_root(os.path.join(repo, "boards", "sim")) == repo   # a parent of the cwd
-    monkeypatch.chdir(tmp_path)
-    assert repo_root() == repo                                     # the editable install's own
+def test_the_device_tree_is_the_imported_tinymcp_s_whatever_the_working_directory(
+        repo, tmp_path, monkeypatch):
+    from tinymcp.host.deploy.tree import device_tree
+    (tmp_path / "boards" / "sim").mkdir(parents=True)       # a look-alike around the cwd
+    (tmp_path / "boards" / "sim" / "main.py").write_text("raise SystemExit\n")
+    monkeypatch.chdir(tmp_path / "boards")
+    tree = device_tree()
+    assert tree.core == tree.device == repo                   # the editable install's checkout
+    assert tree.board("sim").main == os.path.join(repo, "boards", "sim", "main.py")

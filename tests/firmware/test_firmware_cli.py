@@ -1,21 +1,142 @@
-# tinymcp-firmware: the freeze manifest (checked with MicroPython's own tools/manifestfile.py), the
-# build commands it prints, its one-line errors, and the emulated board it builds serving from
-# power-on.
-import importlib.util
+# tinymcp-firmware: the freeze manifest it writes, run by an evaluator that stands in for
+# MicroPython's manifest functions (include, freeze, module, package, require) as
+# tools/manifestfile.py defines them, so no MicroPython tree is needed; the build commands it
+# prints; its one-line errors.
 import os
-import re
-import signal
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
-from tinymcp.host.deploy.files import CBOR_LINK, board_files
+from tinymcp.host.deploy.files import CBOR_LINK, board_files, boards
 from tinymcp.host.firmware.cli import main
-from tests.firmware import images
-from tests.firmware.conftest import REPO, initialize
-from tests.needs import missing
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class ManifestError(Exception):
+    pass
+
+
+class Manifest:
+    # Freeze mode of MicroPython's manifestfile.py: $(VAR) paths, paths relative to the manifest
+    # being run, a directory included as its manifest.py, each manifest run once, and any error
+    # inside an include raised again as a manifest error (its cause kept as __context__).
+    def __init__(self, variables):
+        self.variables = variables
+        self.frozen = {}        # target path on the board -> source file
+        self.required = []      # micropython-lib packages asked for by name
+        self.visited = set()
+        self.here = [os.getcwd()]
+
+    def resolve(self, path):
+        for name, value in self.variables.items():
+            path = path.replace("$(%s)" % name, value)
+        return os.path.normpath(os.path.join(self.here[-1], path))
+
+    def add(self, full, target):
+        if not os.path.isfile(full):
+            raise ManifestError("Cannot stat %s" % full)
+        if target in self.frozen:
+            raise ManifestError("frozen twice: %s" % target)
+        self.frozen[target] = full
+
+    def walk(self, base, sub):
+        start = os.path.join(base, sub) if sub else base
+        for here, _dirs, names in os.walk(start):
+            for name in names:
+                if name.endswith((".py", ".mpy")):
+                    full = os.path.join(here, name)
+                    self.add(full, os.path.relpath(full, base).replace(os.sep, "/"))
+
+    def include(self, path, **_options):
+        path = self.resolve(path)
+        if os.path.isdir(path):
+            path = os.path.join(path, "manifest.py")
+        if path in self.visited:
+            return
+        self.visited.add(path)
+        try:
+            with open(path) as f:
+                source = f.read()
+            self.here.append(os.path.dirname(path))
+            try:
+                exec(source, self.functions())
+            finally:
+                self.here.pop()
+        except Exception as e:
+            raise ManifestError("Error in manifest file: %s: %s" % (path, e))
+
+    def package(self, package_path, files=None, base_path=".", opt=None):
+        base = self.resolve(base_path)
+        if files is None:
+            self.walk(base, package_path)
+        for name in files or ():
+            target = package_path + "/" + name
+            self.add(os.path.join(base, package_path, name), target)
+
+    def module(self, module_path, base_path=".", opt=None):
+        if not module_path.endswith(".py"):
+            raise ManifestError("module must be .py file")
+        self.add(os.path.join(self.resolve(base_path), module_path), module_path)
+
+    def freeze(self, path, script=None, opt=None):
+        base = self.resolve(path)
+        if script is None:
+            self.walk(base, None)
+        else:
+            for name in (script,) if isinstance(script, str) else script:
+                self.add(os.path.join(base, name), name)
+
+    def require(self, name, **_options):
+        self.required.append(name)
+
+    def functions(self):
+        return {"include": self.include, "package": self.package, "module": self.module,
+                "freeze": self.freeze, "require": self.require}
+
+
+def stand_in_rp2(tmp_path):
+    # What MicroPython's ports/rp2 manifests do: the port's own modules, asyncio, micropython-lib
+    # packages by name; the Pico W's board manifest includes the port's and adds its own.
+    mpy = tmp_path / "micropython"
+    (mpy / "extmod" / "asyncio").mkdir(parents=True)
+    (mpy / "extmod" / "asyncio" / "__init__.py").write_text("")
+    (mpy / "extmod" / "asyncio" / "manifest.py").write_text('package("asyncio", base_path="..")\n')
+    port = mpy / "ports" / "rp2"
+    (port / "modules").mkdir(parents=True)
+    (port / "modules" / "_boot.py").write_text("# the port's own: mounts the flash filesystem\n")
+    (port / "boards" / "RPI_PICO").mkdir(parents=True)   # no manifest: the port's is used
+    (port / "boards" / "manifest.py").write_text(textwrap.dedent('''\
+        freeze("$(PORT_DIR)/modules")
+        include("$(MPY_DIR)/extmod/asyncio")
+        require("onewire")
+    '''))
+    w = port / "boards" / "RPI_PICO_W"
+    (w / "modules").mkdir(parents=True)
+    (w / "modules" / "wlan_helper.py").write_text("# stands in for the Pico W's networking helpers\n")
+    (w / "manifest.py").write_text(textwrap.dedent('''\
+        include("$(PORT_DIR)/boards/manifest.py")
+        freeze("$(BOARD_DIR)/modules")
+    '''))
+    return mpy
+
+
+def frozen(manifest, mpy, port, board):
+    m = Manifest({"MPY_DIR": str(mpy), "PORT_DIR": str(mpy / "ports" / port),
+                  "BOARD_DIR": str(mpy / "ports" / port / "boards" / board)})
+    m.include(manifest)
+    return m
+
+
+def traced(board):
+    # The file set tinymcp-deploy ships (and the CBOR link), as the board sees it.
+    files, _how = board_files(REPO, board, extra=CBOR_LINK)
+    main_py = "boards/%s/main.py" % board
+    return {("main.py" if f == main_py else f): os.path.join(REPO, f) for f in files}
+
+
+def ours(m):
+    return {t: p for t, p in m.frozen.items() if p.startswith(REPO + os.sep)}
 
 
 def run(*args):
@@ -28,77 +149,69 @@ def one_line_error(capsys):
     return err
 
 
-@pytest.fixture(scope="module")
-def manifestfile():
-    # MicroPython's own manifest reader, from the pinned source.
-    if images.source() is None:
-        missing("no MicroPython source: run .ci/install-firmware")
-    tree = images.tree()
-    spec = importlib.util.spec_from_file_location("manifestfile", os.path.join(tree, "tools", "manifestfile.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.tree = tree
-    return module
-
-
-def stand_in_rp2(tmp_path):
-    # ports/rp2 is not in the pinned source: a stand-in with what its manifests do that needs no
-    # micropython-lib (the real ones also require onewire, dht, neopixel, networking bundles).
-    port = tmp_path / "rp2"
-    (port / "modules").mkdir(parents=True)
-    (port / "modules" / "_boot.py").write_text("# the port's own: mounts the flash filesystem\n")
-    (port / "boards" / "RPI_PICO").mkdir(parents=True)   # no manifest: the port's is used
-    (port / "boards" / "manifest.py").write_text(textwrap.dedent('''\
-        freeze("$(PORT_DIR)/modules")
-        include("$(MPY_DIR)/extmod/asyncio")
-    '''))
-    w = port / "boards" / "RPI_PICO_W"
-    (w / "modules").mkdir(parents=True)
-    (w / "modules" / "wlan_helper.py").write_text("# stands in for the Pico W's networking helpers\n")
-    (w / "manifest.py").write_text(textwrap.dedent('''\
-        include("$(PORT_DIR)/boards/manifest.py")
-        freeze("$(BOARD_DIR)/modules")
-    '''))
-    return port
-
-
-def frozen(manifestfile, manifest, port, board):
-    m = manifestfile.ManifestFile(manifestfile.MODE_FREEZE, {
-        "MPY_DIR": manifestfile.tree, "PORT_DIR": str(port), "BOARD_DIR": str(port / "boards" / board),
-        "MPY_LIB_DIR": None})
-    m.execute(manifest)
-    return {f.target_path: f.full_path for f in m.files()}
-
-
-def test_the_rp2_manifest_is_accepted_by_micropython_for_the_pico_and_the_pico_w(
-        manifestfile, tmp_path, capsys):
+def test_the_rp2_manifest_freezes_exactly_the_traced_files_and_the_ports_own(tmp_path, capsys):
     out = tmp_path / "pico"
     assert run("--board", "rpi_pico", "--out", str(out)) == 0
     manifest = str(out / "manifest.py")
-    files, _how = board_files(REPO, "rpi_pico", extra=CBOR_LINK)
-    expected = {("main.py" if f == "boards/rpi_pico/main.py" else f): os.path.join(REPO, f)
-                for f in files}
-    port = stand_in_rp2(tmp_path)
-    pico = frozen(manifestfile, manifest, port, "RPI_PICO")
-    assert {t: p for t, p in pico.items() if t in expected} == expected   # the board, tinymcp, ports
-    assert "_boot.py" in pico and "asyncio/__init__.py" in pico           # the port's own
-    assert not [t for t in pico if t.startswith(("tinymcp/host", "ports/cpython"))]
-    pico_w = frozen(manifestfile, manifest, port, "RPI_PICO_W")
-    assert set(pico_w) == set(pico) | {"wlan_helper.py"}                  # the board's manifest
+    mpy = stand_in_rp2(tmp_path)
+    pico = frozen(manifest, mpy, "rp2", "RPI_PICO")
+    assert ours(pico) == traced("rpi_pico")                    # the board as main.py, tinymcp, ports
+    assert "main.py" in pico.frozen
+    assert not [t for t in pico.frozen if t.startswith(("tinymcp/host", "ports/cpython"))]
+    assert {"_boot.py", "asyncio/__init__.py"} <= set(pico.frozen)   # the port's own
+    assert pico.required == ["onewire"]
+    pico_w = frozen(manifest, mpy, "rp2", "RPI_PICO_W")        # its board manifest is taken
+    assert set(pico_w.frozen) == set(pico.frozen) | {"wlan_helper.py"}
     printed = capsys.readouterr().out
     for board in ("RPI_PICO", "RPI_PICO_W"):
         assert "BOARD=%s" % board in printed
     assert "make -C <micropython>/ports/rp2 BOARD=RPI_PICO FROZEN_MANIFEST=%s" % manifest in printed
-    assert "firmware.uf2" in printed
+    assert "firmware.uf2" in printed and "git checkout v" in printed
 
 
-def test_a_broken_board_manifest_is_not_silently_replaced_by_the_ports(manifestfile, tmp_path):
+@pytest.mark.parametrize("board", boards(REPO))
+def test_every_bundled_board_freezes_its_traced_file_set(board, tmp_path):
+    out = tmp_path / board
+    assert run("--board", board, "--out", str(out)) == 0
+    m = frozen(str(out / "manifest.py"), stand_in_rp2(tmp_path), "rp2", "RPI_PICO")
+    assert ours(m) == traced(board)
+
+
+@pytest.mark.parametrize("as_file", [False, True])
+def test_a_board_of_your_own_from_a_folder_or_a_file_is_frozen_as_main_py(as_file, tmp_path):
+    from tinymcp.host.deploy.starter import main_py
+    folder = tmp_path / "greenhouse"
+    folder.mkdir()
+    (folder / "probes.py").write_text("WET = 42\n")
+    source = main_py("greenhouse").replace("import random\n", "import random\n\nimport probes\n")
+    board = folder / ("greenhouse.py" if as_file else "main.py")
+    board.write_text(source)
+    out = tmp_path / "out"
+    assert run("--board", str(board if as_file else folder), "--out", str(out)) == 0
+    m = frozen(str(out / "manifest.py"), stand_in_rp2(tmp_path), "rp2", "RPI_PICO")
+    with open(m.frozen["main.py"]) as f:
+        assert f.read() == source
+    assert m.frozen["probes.py"] == str(folder / "probes.py")
+    assert {"tinymcp/server.py", "tinymcp/port.py", "ports/micropython/__init__.py"} <= set(m.frozen)
+
+
+def test_a_broken_board_manifest_is_not_silently_replaced_by_the_ports(tmp_path):
     out = tmp_path / "pico"
     assert run("--board", "rpi_pico", "--out", str(out)) == 0
-    port = stand_in_rp2(tmp_path)
-    (port / "boards" / "RPI_PICO_W" / "manifest.py").write_text("include(\n")
-    with pytest.raises(manifestfile.ManifestFileError):
-        frozen(manifestfile, str(out / "manifest.py"), port, "RPI_PICO_W")
+    mpy = stand_in_rp2(tmp_path)
+    (mpy / "ports" / "rp2" / "boards" / "RPI_PICO_W" / "manifest.py").write_text("include(\n")
+    with pytest.raises(ManifestError):
+        frozen(str(out / "manifest.py"), mpy, "rp2", "RPI_PICO_W")
+
+
+def test_the_evaluator_refuses_what_micropython_refuses(tmp_path):
+    # So the tests above can fail: a missing file, a file frozen twice, a non-.py module.
+    for text in ('module("nope.py", base_path=%r)' % str(tmp_path),
+                 'package("tinymcp", base_path=%r, files=("server.py", "server.py"))' % REPO,
+                 'module("README.md", base_path=%r)' % REPO):
+        (tmp_path / "manifest.py").write_text(text + "\n")
+        with pytest.raises(ManifestError):
+            Manifest({}).include(str(tmp_path / "manifest.py"))
 
 
 def test_esp32_gets_its_build_command(tmp_path, capsys):
@@ -108,7 +221,7 @@ def test_esp32_gets_its_build_command(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert ("make -C %s/ports/esp32 BOARD=ESP32_GENERIC FROZEN_MANIFEST=%s"
             % (tmp_path, out / "manifest.py")) in printed
-    assert "export.sh" in printed
+    assert "export.sh" in printed and "deploy" in printed
     text = (out / "manifest.py").read_text()
     assert "module('main.py', base_path=%r)" % os.path.join(REPO, "boards", "esp32") in text
 
@@ -116,10 +229,8 @@ def test_esp32_gets_its_build_command(tmp_path, capsys):
 @pytest.mark.parametrize("args, says", [
     (["--board", "nope", "--out", "x"], "no board 'nope'"),
     (["--board", "sim"], "--board and --out are required"),
-    (["--board", "sim", "--out", "x", "--run"], "--run boots the emulated board"),
-    (["--board", "sim", "--out", "x", "--target", "qemu", "--micropython", "/nowhere"],
-     "no MicroPython source at /nowhere"),
     (["--board", "sim", "--out", "x", "--target", "mips"], "invalid choice"),
+    (["--board", "sim", "--out", "x", "--run"], "unrecognized arguments: --run"),
 ])
 def test_bad_arguments_get_one_line_and_exit_2(args, says, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -127,43 +238,12 @@ def test_bad_arguments_get_one_line_and_exit_2(args, says, tmp_path, capsys, mon
     assert says in one_line_error(capsys)
 
 
-def test_an_rp2_build_needs_a_checkout_with_the_port(tmp_path, capsys):
+def test_a_build_needs_a_checkout_with_the_port(tmp_path, capsys):
     tarball = tmp_path / "micropython.tar.xz"
     tarball.write_bytes(b"")
-    for src in (tarball, tmp_path):   # a tarball; a tree without ports/rp2 (the pinned one)
+    for src in (tarball, tmp_path):   # a tarball; a tree without ports/rp2
         assert run("--board", "rpi_pico", "--out", str(tmp_path / "o"), "--micropython", str(src)) == 2
         assert "has no ports/rp2: building for rp2 needs a MicroPython git checkout" in one_line_error(capsys)
-
-
-def test_the_qemu_firmware_serves_from_power_on(sim_elf, boot):
-    # Nothing copied, nothing typed at a REPL: the frozen main.py serves as the board boots.
-    board = boot(sim_elf)
-    result = initialize(board.port)
-    assert result["serverInfo"]["name"] == "tinymcp-sim"
-    assert result["capabilities"]["experimental"]["tinymcp/link"]["cbor"] is True  # frozen too
-
-
-def test_run_boots_the_emulated_board_behind_a_pty_until_told_to_stop(sim_elf):
-    # What a person does by hand: build (cached here), boot, talk to it, Ctrl-C or SIGTERM.
-    cmd = [sys.executable, "-m", "tinymcp.host.firmware", "--board", "sim", "--target", "qemu",
-           "--out", os.path.dirname(sim_elf), "--micropython", images.source(),
-           "--work", images.WORK, "--root", REPO, "--run"]
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        said = ""
-        while "tinymcp-bridge --port" not in said:
-            line = proc.stdout.readline()
-            assert line, "tinymcp-firmware --run ended early: %s%s" % (said, proc.stderr.read())
-            said += line
-        port = re.search(r"tinymcp-bridge --port (\S+)", said).group(1)
-        assert initialize(port)["serverInfo"]["name"] == "tinymcp-sim"
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(30) == 0
-        assert not os.path.exists(port)   # QEMU, and its pty, went with it
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
 
 
 def test_an_unwritable_out_folder_gets_one_line_not_a_traceback(tmp_path, capsys):

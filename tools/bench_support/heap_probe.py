@@ -3,16 +3,24 @@
 #   probe board=MODULE [n=100]    held after import/build/session, bytes per request, and one
 #                                 tools/call, ping and tools/list taken apart ("stages")
 #   probe modules=1               held per core module imported, per tool and per resource
+#   probe session=MODULE          the heap in use at its peak while the board serves a whole
+#                                 session through its serve loop (tinymcp.channel)
+#   ... romfs=IMAGE               import everything from a ROMFS image mounted with vfs.VfsRom
 #
 # Prints one JSON object. The headline figures use only the public surface (build(),
-# Server.handle); the stages reach into core internals, each guarded, so a refactor of the
-# core shows up as a missing figure rather than a dead benchmark.
+# Server.handle); the stages and the session reach into core internals, each guarded, so a
+# refactor of the core shows up as a missing figure rather than a dead benchmark.
+#
+# The probe runs as the generator `steps`, which yields where it wants garbage collected: the
+# WebAssembly build collects only between two runPython calls (gc.collect() inside one merely
+# asks for it), so tools/bench_support/wasm_run.mjs resumes `steps` one call at a time. Other
+# builds collect at once: the probe steps itself.
 import gc
 import io
 import json
 import sys
 
-opts = {"board": "ref_board", "n": "100", "modules": ""}
+opts = {"board": "ref_board", "n": "100", "modules": "", "session": "", "romfs": ""}
 for arg in sys.argv[1:]:
     key, _, value = arg.partition("=")
     opts[key] = value
@@ -35,11 +43,27 @@ for _name in ("time", "binascii", "io", "select"):
         continue
     gc.collect()
     platform[_name] = gc.mem_alloc() - _before
+if opts["romfs"]:  # the image itself is read into the heap here, before every baseline
+    import vfs
+    vfs.mount(vfs.VfsRom(open(opts["romfs"], "rb").read()), "/rom")
+    sys.path.insert(0, "/rom")
+try:
+    import machine
+    if not hasattr(machine, "ADC"):
+        raise ImportError("machine without ADC")
+except ImportError:  # boards/rpi_pico's build() needs Pin, ADC, I2C: C types on a board
+    _before = gc.mem_alloc()
+    import machine_standin
+    sys.modules["machine"] = machine_standin
+    platform["machine (stand-in)"] = gc.mem_alloc() - _before
+
 out["platform_preimported"] = platform
 
 
 def held():
+    # -> the bytes still in use once garbage is collected (yield from it).
     gc.collect()
+    yield  # on the WebAssembly build: back to the top level, where the collection runs
     gc.collect()
     return gc.mem_alloc()
 
@@ -93,14 +117,14 @@ def module_costs():
              "tinymcp.framing", "tinymcp.channel", "tinymcp.prompts", "tinymcp.complete",
              "tinymcp.stateless", "tinymcp.history")
     costs = []
-    last = held()
+    last = yield from held()
     first = last
     for name in names:
         try:
             __import__(name)
         except ImportError:
             continue
-        now = held()
+        now = yield from held()
         costs.append([name, now - last])
         last = now
     out["modules"] = costs
@@ -109,20 +133,20 @@ def module_costs():
     from tinymcp import Server
     from tinymcp.schema import integer, number
     server = Server("probe", "1")
-    before = held()
+    before = yield from held()
     for i in range(4):
         server.tool("read_adc%d" % i, "Read one 16-bit ADC channel (3.3 V reference).",
                     inputs={"channel": integer("ADC channel", 0, 3)},
                     outputs={"raw": integer("Raw reading, 0..65535", 0, 65535),
                              "volts": number("Voltage at the pin")},
                     title="Read ADC channel", read_only=True)(lambda channel: {})
-    out["per_tool"] = (held() - before) // 4
-    before = held()
+    out["per_tool"] = ((yield from held()) - before) // 4
+    before = yield from held()
     for i in range(4):
         server.resource("sensor://t%d" % i, "temperature", "The latest reading",
                         mime="application/json")(lambda: {})
-    out["per_resource"] = (held() - before) // 4
-    history_costs()
+    out["per_resource"] = ((yield from held()) - before) // 4
+    yield from history_costs()
 
 
 def history_costs():
@@ -132,10 +156,10 @@ def history_costs():
     clock = [0]
     sizes = {}
     for depth in (100, 400):
-        before = held()
+        before = yield from held()
         kept = History(1000, depth, lambda: clock[0])
         kept.track("temperature", lambda: 21.5, "Cel")
-        sizes[depth] = held() - before
+        sizes[depth] = (yield from held()) - before
         del kept
     out["history_per_sample"] = (sizes[400] - sizes[100]) / 300
     sampler = History(1000, 300, lambda: clock[0])
@@ -182,20 +206,22 @@ def serve_loop(server, frame):
 
 
 def board_costs(board_name):
-    base = held()
+    base = yield from held()
     import tinymcp  # noqa: F401  (the import is what is measured)
-    out["held_core"] = held() - base
+    out["held_core"] = (yield from held()) - base
     board = __import__(board_name, None, None, ["build"])
-    out["held_import"] = held() - base
+    out["held_import"] = (yield from held()) - base
     server = board.build()
-    out["held_build"] = held() - base
+    out["held_build"] = (yield from held()) - base
+    if opts["romfs"]:
+        out["from"] = sys.modules["tinymcp.server"].__file__
 
     for frame in (INIT, INITIALIZED, LIST, PING, READ) + tuple(CALLS.values()):
         reply = server.handle(frame)
         if frame is not INITIALIZED and (reply is None or b'"result"' not in reply
                                          or b'"isError":true' in reply):
             raise SystemExit("unexpected reply: " + str(reply))
-    out["held_session"] = held() - base  # caches filled: initialize and tools/list encoded
+    out["held_session"] = (yield from held()) - base  # caches filled: initialize and tools/list encoded
 
     # handle() returns each answer as bytes of its own: fewer rounds, or a board's heap runs
     # out with the collector off.
@@ -309,6 +335,118 @@ def stages(server):
     return found.pairs
 
 
+# A whole session, as section (d) of tools/bench.py sends it: every answer is checked at the end.
+SESSION = (
+    bytes(INIT), bytes(INITIALIZED), bytes(LIST), bytes(CALLS["read_temperature"]),
+    bytes(CALLS["read_adc"]), bytes(CALLS["set_led"]), bytes(READ),
+    b'{"jsonrpc":"2.0","id":4715,"method":"resources/subscribe",'
+    b'"params":{"uri":"sensor://temperature"}}',
+    None,  # a 64 KiB line of garbage: the frame limit's test
+    bytes(PING))
+GARBAGE_BYTES = 65536
+
+
+class Script:
+    # A serve loop's stream over a scripted input: recv() moves the next bytes into buf, as
+    # USB CDC's StdioStream (64 B) would; answers go into a preallocated BytesIO.
+    def __init__(self, size):
+        self.src = None
+        self.sent = io.BytesIO(32768)
+        self.buf = bytearray(size)
+
+    def recv(self, timeout_ms):
+        return self.src.readinto(self.buf) if self.src else 0
+
+    def write(self, data, n):
+        self.sent.write(data, n)
+
+
+def session_costs(board_name):
+    # The heap in use at its peak while the board serves the session: at each step's start
+    # what is held (garbage collected), plus all that the step allocates with the collector
+    # off. A board's collector may run within a request, so it needs at most this much (and
+    # its heap may fragment). Each request is a step; so are import + build and serve()'s setup.
+    inputs = []
+    for frame in SESSION:
+        if frame is None:
+            frame = (bytes(range(32, 127)) * (GARBAGE_BYTES // 95 + 1))[:GARBAGE_BYTES]
+        inputs.append(io.BytesIO(frame + b"\n"))
+    stream = Script(64)
+    steps = []
+    base = yield from held()
+
+    def step(name, fn):
+        start = yield from held()
+        gc.disable()
+        try:
+            fn()
+            steps.append([name, start - base, gc.mem_alloc() - base])
+        finally:
+            gc.enable()
+
+    made = {}
+
+    def build():
+        board = __import__(board_name, None, None, ["build"])
+        made["server"] = board.build()
+
+    def setup():
+        from tinymcp.channel import Channel
+        import ports.micropython  # noqa: F401  (what serve() imports on a board)
+        made["channel"] = Channel(made["server"], stream)
+
+    yield from step("import + build()", build)
+    yield from step("serve loop set up", setup)
+    channel = made["channel"]
+    server = made["server"]
+    for i, src in enumerate(inputs):
+        def serve(src=src):
+            # One turn of Channel.run per recv(): its framing, dispatch and backlog.
+            stream.src = src
+            n = stream.recv(0)
+            while n > 0:
+                channel.pos = 0
+                channel.end = n
+                channel._drain()
+                channel._serve_backlog()
+                n = stream.recv(0)
+            server.poll()
+        frame = SESSION[i]
+        yield from step("garbage line" if frame is None else
+                        (json.loads(frame).get("method") or "?"), serve)
+    out["session_steps"] = steps
+    top = max(steps[1:], key=lambda s: s[2])  # a board collects while it imports: left out
+    out["session_peak"] = top[2]
+    out["session_peak_at"] = top[0]
+    out["session_held_after"] = (yield from held()) - base
+    answers = [json.loads(line) for line in stream.sent.getvalue().split(b"\n") if line]
+    out["session_check"] = check(answers)
+
+
+def check(answers):
+    # -> None when the answers are those of the session, else what went wrong.
+    by_id = {}
+    for a in answers:
+        if "id" in a:
+            by_id[a["id"]] = a
+    if by_id.get(1, {}).get("result", {}).get("protocolVersion") != "2025-11-25":
+        return "initialize: " + str(by_id.get(1))[:80]
+    if len(by_id.get(4713, {}).get("result", {}).get("tools", [])) < 3:
+        return "tools/list: " + str(by_id.get(4713))[:80]
+    calls = [a for a in answers if a.get("id") == 4711]
+    if len(calls) != 3 or [a for a in calls if "error" in a or a["result"].get("isError")]:
+        return "tools/call: " + str(calls)[:80]
+    if "celsius" not in str(by_id.get(4714)):
+        return "resources/read: " + str(by_id.get(4714))[:80]
+    if by_id.get(4715, {}).get("result") != {}:
+        return "subscribe: " + str(by_id.get(4715))[:80]
+    if "error" not in by_id.get(None, {}):
+        return "the 64 KiB line got no error"
+    if by_id.get(4712, {}).get("result") != {}:
+        return "ping after the 64 KiB line: " + str(by_id.get(4712))[:80]
+    return None
+
+
 class Stages:
     def __init__(self):
         self.pairs = []
@@ -317,9 +455,19 @@ class Stages:
         self.pairs.append([key, value])
 
 
-if opts["modules"]:
-    module_costs()
-else:
-    out["board"] = opts["board"]
-    board_costs(opts["board"])
-print(json.dumps(out))
+def main():
+    if opts["modules"]:
+        yield from module_costs()
+    elif opts["session"]:
+        out["board"] = opts["session"]
+        yield from session_costs(opts["session"])
+    else:
+        out["board"] = opts["board"]
+        yield from board_costs(opts["board"])
+    print(json.dumps(out))
+
+
+steps = main()
+if sys.platform != "webassembly":  # else wasm_run.mjs resumes it, one runPython call a step
+    for _ in steps:
+        pass

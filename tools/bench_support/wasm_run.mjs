@@ -5,6 +5,10 @@
 // TREE (e.g. a .mpy build of tinymcp/, ports/ and boards/) is copied into the in-memory
 // filesystem at /app, which becomes the working directory and the head of sys.path; the
 // script's stdout lines are passed through. Exit status 1 when the script raises.
+//
+// This build collects garbage only between two runPython calls (gc.collect() inside one merely
+// asks for a collection), so a script that leaves a generator in the global `steps` is resumed
+// one call per step: it yields where it wants its garbage collected.
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
@@ -46,6 +50,11 @@ try {
   mp.runPython("import sys, json\nsys.path.insert(0, '/app')\nsys.argv[:] = json.loads(_argv)\n"
                + "del _argv\n");
   mp.runPython(readFileSync(script, "utf8"));
+  const step = "try:\n    next(steps)\n    _more = 1\nexcept StopIteration:\n    _more = 0\n";
+  while (mp.globals.get("steps") !== undefined) {
+    mp.runPython(step);
+    if (!mp.globals.get("_more")) break;
+  }
 } catch (err) {
   process.stderr.write(String(err && err.message ? err.message : err) + "\n");
   process.exit(1);

@@ -5,7 +5,6 @@ import collections
 import functools
 import logging
 import os
-import shutil
 import signal
 import socket
 import sys
@@ -13,6 +12,7 @@ import sys
 from tinymcp.host.args import Parser
 from tinymcp.host.bridge.catalog import LABEL, slug
 from tinymcp.host.bridge.host import log_failure
+from tinymcp.host.bridge.install import HOSTS, bridge_command
 from tinymcp.host.bridge.link import Link, PortError, check_url, is_url, open_port
 
 log = logging.getLogger("tinymcp.bridge")
@@ -61,6 +61,14 @@ def build_parser():
                         "terminal) instead of serving stdio")
     p.add_argument("--demo-seconds", type=float, metavar="N",
                    help="end the demo after N seconds (exit 0)")
+    p.add_argument("--install", choices=sorted(HOSTS), metavar="HOST",
+                   help="write this bridge, with the other options given, into HOST's MCP "
+                        "config (%s), keeping everything else there" % ", ".join(sorted(HOSTS)))
+    p.add_argument("--print-config", choices=sorted(HOSTS), metavar="HOST",
+                   help="print what --install HOST would write, and where")
+    p.add_argument("--name",
+                   help="with --install: the server's name in the host's config (default "
+                        "tinymcp); an entry of that name is replaced")
     return p
 
 
@@ -127,6 +135,7 @@ def open_boards(specs, baud):
         for spec in specs:
             if spec.kind == "sim":
                 sim = SimBoard(spec.target, identity=spec.label)
+                sim.check()
                 opened.append((spec, ) + sim.open() + (sim,))
             elif spec.kind == "port" and is_url(spec.target):
                 check_url(spec.target)
@@ -162,16 +171,14 @@ def main(argv=None):
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=getattr(logging, args.log_level.upper()),
                         format="tinymcp-bridge %(levelname)s %(name)s: %(message)s")
+    if args.install or args.print_config:
+        from tinymcp.host.bridge import install
+        return install.main(sys.argv[1:] if argv is None else argv)
+    if args.name is not None:
+        parser.error("--name goes with --install or --print-config")
     if args.list_ports:
         return list_ports(sys.stdout)
-    if not args.port and not args.sim:
-        parser.error("say which board: --port DEVICE, or --sim for the simulated board")
-    try:
-        specs, several = board_specs(args)
-    except ValueError as e:
-        parser.error(str(e))
-    if args.timeout <= 0:
-        parser.error("--timeout must be positive")
+    specs, several = checked(parser, args)
     args.token = _secret(args.token, "--token", TOKEN_ENV)
     args.board_token = _secret(args.board_token, "--board-token", BOARD_TOKEN_ENV)
     http = None
@@ -206,19 +213,25 @@ def main(argv=None):
     return 0
 
 
+def checked(parser, args):
+    # -> (specs, several) for the boards of a valid command line; a bad one: exit 2, one line.
+    if not args.port and not args.sim:
+        parser.error("say which board: --port DEVICE, or --sim for the simulated board")
+    try:
+        specs, several = board_specs(args)
+    except ValueError as e:
+        parser.error(str(e))
+    if args.timeout <= 0:
+        parser.error("--timeout must be positive")
+    return specs, several
+
+
 def _secret(given, option, env):
     if given is not None:
         log.warning("%s is visible to every local user in the process list; set $%s instead",
                     option, env)
         return given
     return os.environ.get(env) or None
-
-
-def _command():
-    # The absolute path a host config should name to start this bridge.
-    if os.path.basename(sys.argv[0]) == "tinymcp-bridge":
-        return os.path.abspath(sys.argv[0])
-    return shutil.which("tinymcp-bridge") or "tinymcp-bridge"
 
 
 async def run(args, specs, several, opened, http, sock, demo):
@@ -284,7 +297,7 @@ async def run(args, specs, several, opened, http, sock, demo):
                       file=sys.stderr)
             config += ["--sim"] if spec.given == "sim" and len(specs) == 1 else [
                 "--" + ("sim" if spec.kind == "sim" else "port"), spec.given]
-        print("\n" + snippet(_command(), config or ["--port", "auto"]), file=sys.stderr)
+        print("\n" + snippet(bridge_command(), config or ["--port", "auto"]), file=sys.stderr)
         fronts.append(loop.create_task(run_demo(hosts, args.demo_seconds)))
     elif http is None:
         from tinymcp.host.bridge.stdio import serve_stdio

@@ -9,12 +9,17 @@ ARROW_OUT = "\u2192"
 ARROW_IN = "\u2190"
 
 
-def snippet(command, args, name="tinymcp-sim"):
-    # The host config that starts this bridge, for Claude Desktop and VS Code.
-    claude = {"mcpServers": {name: {"command": command, "args": args}}}
-    vscode = {"servers": {name: {"type": "stdio", "command": command, "args": args}}}
-    return ("Claude Desktop (claude_desktop_config.json):\n" + json.dumps(claude, indent=2)
-            + "\n\nVS Code (.vscode/mcp.json):\n" + json.dumps(vscode, indent=2) + "\n")
+def snippet(command, args, name="tinymcp"):
+    # The command that puts this bridge into a host's own config, and the entry it writes for
+    # Claude Desktop and VS Code. command: [the bridge's command, its leading args].
+    from tinymcp.host.bridge.install import HOSTS, entry
+    text = ("Put this bridge into your MCP host's config: tinymcp-bridge --install HOST %s\n"
+            "(HOST: %s; --print-config HOST shows the entry and its file first)\n"
+            % (" ".join(args), ", ".join(sorted(HOSTS))))
+    for host in ("claude-desktop", "vscode"):
+        text += "\n%s:\n%s\n" % (HOSTS[host].title, json.dumps(
+            {HOSTS[host].key: {name: entry(host, command + args, None)}}, indent=2))
+    return text
 
 
 def _sample(schema):

@@ -11,6 +11,8 @@ import threading
 from pathlib import Path
 
 from tinymcp.host.bridge.link import READ_WAIT, open_port, PortError
+from tinymcp.host.deploy import DeployError
+from tinymcp.host.deploy import tree
 
 try:
     import pty
@@ -19,18 +21,14 @@ except ImportError:   # Windows
 
 log = logging.getLogger("tinymcp.bridge.sim")
 
-REPO = Path(__file__).resolve().parents[3]
-
 
 def find_board(name):
-    # "sim" -> <repo>/boards/sim/main.py; a directory or a main.py path works too.
-    path = Path(name)
-    candidates = [path / "main.py", path, REPO / "boards" / name / "main.py"]
-    for candidate in candidates:
-        if candidate.is_file() and candidate.name.endswith(".py"):
-            return candidate.resolve()
-    known = sorted(p.name for p in (REPO / "boards").glob("*") if (p / "main.py").is_file())
-    raise PortError("no board named %r (known: %s)" % (name, ", ".join(known) or "none"))
+    # BOARD (a bundled board: "sim") or PATH (a folder holding main.py, or a board's .py file)
+    # -> tree.Board, found as tinymcp-deploy --board finds it.
+    try:
+        return tree.find_board(name)[1]
+    except DeployError as e:
+        raise PortError(str(e)) from None
 
 
 def _die_with_parent():
@@ -115,16 +113,35 @@ class SimBoard:
     def __init__(self, name="sim", python=None, identity=None):
         # identity: who the board says it is (boards/sim takes $TINYMCP_SIM_ID), so that a
         # restarted process comes back as the same board.
-        self.main = find_board(name)
+        board = find_board(name)
+        self.main = Path(board.main)
+        self.cwd = board.dir   # as on a board's flash: main.py's folder is where it runs
         self.python = python or sys.executable
         self.env = dict(os.environ, TINYMCP_SIM_ID=identity) if identity else None
-        self.name = identity or self.main.parent.name
+        self.name = identity or board.name
         self.master = None
         self.pipes = None
         self.device = None
         self.proc = None
         self.starts = 0
         self._stopping = False
+
+    def check(self, timeout=10.0):
+        # A board that fails before it serves (a syntax error, an ImportError, build() raising)
+        # is one line at start, not a board restarted again and again: run it once with nothing
+        # to read. A board that serves ends at the end of its input (or is still up at timeout).
+        try:
+            done = subprocess.run([self.python, str(self.main)], stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=self.cwd,
+                                  env=self.env, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return
+        except OSError as e:
+            raise PortError("cannot start the sim board %s: %s" % (self.main, e)) from None
+        if done.returncode != 0:
+            said = done.stderr.decode(errors="replace").strip().splitlines()
+            raise PortError("the sim board %s does not start: %s"
+                            % (self.main, said[-1] if said else "exit status %d" % done.returncode))
 
     def open(self):
         # -> (device path, open serial port)
@@ -169,12 +186,12 @@ class SimBoard:
         if self.pipes is None:
             return await asyncio.create_subprocess_exec(
                 self.python, str(self.main), stdin=self.master, stdout=self.master,
-                cwd=str(REPO), env=self.env, start_new_session=True, preexec_fn=_die_with_parent)
+                cwd=self.cwd, env=self.env, start_new_session=True, preexec_fn=_die_with_parent)
         # On pipes the board ends with the bridge by itself: its stdin reaches its end.
         board_in, board_out = self.pipes.pipes()
         try:
             return await asyncio.create_subprocess_exec(
-                self.python, str(self.main), stdin=board_in, stdout=board_out, cwd=str(REPO),
+                self.python, str(self.main), stdin=board_in, stdout=board_out, cwd=self.cwd,
                 env=self.env, start_new_session=True,
                 creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))
         finally:

@@ -10,6 +10,7 @@ from tinymcp.host.deploy import DeployError, network
 from tinymcp.host.lineclient import LineClient
 
 VERIFY_TIMEOUT_S = 12.0
+MARK = "_tinymcp_deploying"   # set in the board's REPL while deploy talks to it
 
 
 def find_port():
@@ -92,9 +93,22 @@ class Board:
         self.to_prompt()
         try:
             self.t.enter_raw_repl(soft_reset=False, timeout_overall=5)
+            self.t.exec(MARK + " = 1")   # gone after any reset: see restarted()
         except self.TransportError:
             raise DeployError("the board on %s does not answer the REPL (hold its boot button "
                               "while resetting, or `mpremote touch :noserve`)" % self.port)
+
+    def restarted(self):
+        # After a failed command: did the board reset under us (its REPL lost our mark), rather
+        # than fail the command? Anything unclear counts as no.
+        try:
+            self.t.serial.reset_input_buffer()
+            self.t.in_raw_repl = False
+            self.to_prompt(wait_s=5)
+            self.t.enter_raw_repl(soft_reset=False, timeout_overall=5)
+            return not self.t.eval("%r in globals()" % MARK)
+        except (self.TransportError, OSError):
+            return False
 
     def exec(self, code):
         try:
@@ -139,6 +153,10 @@ class Board:
         try:
             self.t.fs_writefile(dest, data, chunk_size=256, progress_callback=progress)
         except (self.TransportError, OSError) as e:
+            if self.restarted():
+                raise DeployError("the board on %s reset while %s was being written (its power, "
+                                  "cable or a watchdog?): run tinymcp-deploy again; the files "
+                                  "already there are checked and skipped" % (self.port, dest))
             raise DeployError("writing %s failed: %s" % (dest, _last_line(e)))
 
     def rmdir(self, path):
@@ -335,7 +353,7 @@ NO_FILESYSTEM = ("the board has no filesystem to copy to (os.statvfs of its work
 def check_space(copy, removed, existing, free, block, new_dirs):
     # Raise naming the first file that does not fit; littlefs takes whole blocks per file and
     # a block pair per directory.
-    if block <= 0:   # MicroPython's stock qemu port, or any firmware with nothing mounted
+    if block <= 0:   # a firmware with nothing mounted
         raise DeployError(NO_FILESYSTEM)
     left = free - 2 * block * new_dirs
     for p in removed:

@@ -8,27 +8,29 @@ import time
 from tinymcp.host.args import Parser
 from tinymcp.host.deploy import DeployError
 from tinymcp.host.deploy import board as board_end
-from tinymcp.host.deploy import network
+from tinymcp.host.deploy import network, starter
 from tinymcp.host.deploy import romfs as romfs_image
 from tinymcp.host.deploy.board import Board, check_mpy, check_space, find_port, plan, probe_port, verify
-from tinymcp.host.deploy.files import CBOR_LINK, STATELESS, boards, repo_root
+from tinymcp.host.deploy.files import CBOR_LINK, STATELESS, repo_root
 from tinymcp.host.deploy.manifest import write_manifests
+from tinymcp.host.deploy.tree import device_tree
 from tinymcp.host.deploy.mpy import DEFAULT_MPY, MPY_VERSIONS, build, print_sizes
 
 
-def deploy(root, board, port, baud, build_dir, mpy_version, hard_reset=False, out=None, extra=(),
+def deploy(tree, board, port, baud, build_dir, mpy_version, hard_reset=False, out=None, extra=(),
            source_lines=True, leave_out=(), romfs=False, wifi=None, usb=False):
-    # wifi: (network.json bytes, token) to serve on Wi-Fi; usb: remove it, back to USB.
+    # tree: a DeviceTree; board: a Board. wifi: (network.json bytes, token) to serve on Wi-Fi;
+    # usb: remove it, back to USB.
     out = out or sys.stdout
     if romfs:
-        inside, how, image = romfs_image.build_image(root, board, build_dir, mpy_version, extra,
+        inside, how, image = romfs_image.build_image(tree, board, build_dir, mpy_version, extra,
                                                      source_lines, leave_out)
         made = [("main.py", os.path.getsize(os.path.join(build_dir, "main.py")), 0)]
         out.write("%s: %d files (%s), .mpy v%s, as a %d B ROMFS image and main.py, in %s\n"
-                  % (board, len(inside) + 1, how, mpy_version, len(image), build_dir))
+                  % (board.name, len(inside) + 1, how, mpy_version, len(image), build_dir))
     else:
-        made, how = build(root, board, build_dir, mpy_version, extra, source_lines, leave_out)
-        out.write("%s: %d files (%s), .mpy v%s, in %s\n" % (board, len(made), how, mpy_version, build_dir))
+        made, how = build(tree, board, build_dir, mpy_version, extra, source_lines, leave_out)
+        out.write("%s: %d files (%s), .mpy v%s, in %s\n" % (board.name, len(made), how, mpy_version, build_dir))
     files = []   # (device path, size, bytes), main.py last
     if wifi is not None:
         files.append((network.SETTINGS, len(wifi[0]), wifi[0]))
@@ -116,7 +118,10 @@ def _copy_one(b, label, dest, data, out):
 def main(argv=None):
     p = Parser(prog="tinymcp-deploy",
                description="Compile what a board needs to .mpy and copy it with mpremote.")
-    p.add_argument("--board", help="a directory under boards/ (sim, rpi_pico, esp32, ...)")
+    p.add_argument("--board", metavar="NAME|PATH",
+                   help="a bundled board (sim, rpi_pico, esp32, ...), or a folder holding main.py, "
+                        "or a board's .py file")
+    p.add_argument("--new", metavar="DIR", help="write a starter board, DIR/main.py")
     p.add_argument("--port", help="the board's serial device (default: the one USB serial port)")
     p.add_argument("--baud", type=int, default=115200)
     p.add_argument("--build", metavar="DIR", help="write the compiled tree here (default: a temp dir)")
@@ -154,29 +159,34 @@ def main(argv=None):
     except SystemExit as e:   # --help, or a bad argument (already reported on one line)
         return e.code
     try:
-        root = repo_root(a.root)
+        if a.new:
+            starter.write(a.new, sys.stdout)
+            return 0
+        tree = device_tree(a.root)
         if a.manifests:
-            write_manifests(root)
+            write_manifests(repo_root(a.root))
             return 0
         if not a.board:
-            raise DeployError("--board is required (boards: %s)" % ", ".join(boards(root)))
+            raise DeployError("--board is required (boards: %s; or a folder holding main.py, or "
+                              "a board's .py file)" % ", ".join(tree.boards()))
+        board = tree.board(a.board)
         extra = CBOR_LINK if a.link == "cbor" else ()
         leave_out = (STATELESS,) if a.handshake_only else ()
         if a.dry_run:
             if not a.build:
                 raise DeployError("--dry-run needs --build DIR")
             if a.romfs:
-                inside, how, image = romfs_image.build_image(root, a.board, a.build, a.mpy_version,
+                inside, how, image = romfs_image.build_image(tree, board, a.build, a.mpy_version,
                                                              extra, not a.no_source_lines, leave_out)
                 print("%s: %d files (%s), .mpy v%s, in %s: %s (%d B) and main.py"
-                      % (a.board, len(inside) + 1, how, a.mpy_version, a.build,
+                      % (board.name, len(inside) + 1, how, a.mpy_version, a.build,
                          romfs_image.IMAGE, len(image)))
                 main_py = os.path.getsize(os.path.join(a.build, "main.py"))
                 print_sizes(inside + [("main.py", main_py, main_py)])
                 return 0
-            made, how = build(root, a.board, a.build, a.mpy_version, extra,
+            made, how = build(tree, board, a.build, a.mpy_version, extra,
                               not a.no_source_lines, leave_out)
-            print("%s: %d files (%s), .mpy v%s, in %s" % (a.board, len(made), how, a.mpy_version, a.build))
+            print("%s: %d files (%s), .mpy v%s, in %s" % (board.name, len(made), how, a.mpy_version, a.build))
             print_sizes(made)
             return 0
         if a.wifi is not None and a.usb:
@@ -186,10 +196,10 @@ def main(argv=None):
         options = dict(extra=extra, source_lines=not a.no_source_lines, leave_out=leave_out,
                        romfs=a.romfs, wifi=wifi, usb=a.usb)
         if a.build:
-            deploy(root, a.board, a.port, a.baud, a.build, a.mpy_version, a.hard_reset, **options)
+            deploy(tree, board, a.port, a.baud, a.build, a.mpy_version, a.hard_reset, **options)
         else:
             with tempfile.TemporaryDirectory() as tmp:
-                deploy(root, a.board, a.port, a.baud, tmp, a.mpy_version, a.hard_reset, **options)
+                deploy(tree, board, a.port, a.baud, tmp, a.mpy_version, a.hard_reset, **options)
         return 0
     except (DeployError, OSError) as e:   # OSError: an unwritable --build, a full disk
         sys.stdout.flush()

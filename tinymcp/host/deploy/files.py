@@ -1,4 +1,4 @@
-# Which repo files a board runs: traced through its build() (trace_board.py), plus the MicroPython
+# Which files a board runs: traced through its build() (trace_board.py), plus the MicroPython
 # serve path its `__main__` block imports, closed over module-level imports.
 import ast
 import json
@@ -8,46 +8,38 @@ import sys
 import tempfile
 
 from tinymcp.host.deploy import DeployError
+from tinymcp.host.deploy.tree import as_tree, device_tree
 
-ROOT_PACKAGES = ("tinymcp", "ports")   # what a board imports from the repo, besides its own dir
+ROOT_PACKAGES = ("tinymcp", "ports")   # what a board imports from the device tree, besides its own dir
 HOST_ONLY = ("ports/cpython/", "tinymcp/host/")   # never shipped: CPython-only code
 
 
-def repo_root(start=None):
-    # The checkout holding boards/: the working directory or one of its parents, else the one
-    # this file lives in (an editable install).
-    here = os.path.abspath(start or os.getcwd())
-    while True:
-        if os.path.isdir(os.path.join(here, "boards")) and os.path.isdir(os.path.join(here, "tinymcp")):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            break
-        here = parent
-    mine = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-    if os.path.isdir(os.path.join(mine, "boards")):
-        return mine
-    raise DeployError("no tinymcp checkout here (boards/ not found): run from the repo root")
+def repo_root(root=None):
+    # The checkout's root (tinymcp-firmware's qemu sources want one); deploy itself uses
+    # tree.device_tree, which also finds an installed tinymcp's device tree.
+    tree = device_tree(root)
+    if tree.core != tree.device:
+        raise DeployError("this needs a tinymcp checkout; this tinymcp is installed (%s)" % tree.core)
+    return tree.core
 
 
 def boards(root):
-    base = os.path.join(root, "boards")
-    return sorted(n for n in os.listdir(base) if os.path.isfile(os.path.join(base, n, "main.py")))
+    return as_tree(root).boards()
 
 
-def _module_file(root, dotted, board_dir=None):
-    # -> repo-relative path of a module or package, or None when it is not ours.
+def _module_file(tree, board, dotted, siblings=True):
+    # -> the file-set name of a module or package, or None when it is not the device's.
     parts = dotted.split(".")
-    bases = []
     if parts[0] in ROOT_PACKAGES:
-        bases.append(root)
-    elif board_dir:
-        bases.append(board_dir)   # a sibling of the board's main.py
-    for base in bases:
-        path = os.path.join(base, *parts)
-        for candidate in (path + ".py", os.path.join(path, "__init__.py")):
-            if os.path.isfile(candidate):
-                return os.path.relpath(candidate, root).replace(os.sep, "/")
+        base = tree.core if parts[0] == "tinymcp" else tree.device
+    elif siblings:
+        base = board.dir   # a sibling of the board's main file
+    else:
+        return None
+    path = os.path.join(base, *parts)
+    for candidate in (path + ".py", os.path.join(path, "__init__.py")):
+        if os.path.isfile(candidate):
+            return tree.name_of(candidate, board)
     return None
 
 
@@ -74,34 +66,31 @@ def _imports(tree, everywhere):
     return names
 
 
-def _closure(root, start, board_dir, everywhere):
+def _closure(tree, board, start, everywhere):
     # Files reachable from `start` through imports; packages on the way count (they run too).
     files, todo = set(), list(start)
     while todo:
         rel = todo.pop()
-        if rel in files or rel.startswith(HOST_ONLY):
+        if rel is None or rel in files or rel.startswith(HOST_ONLY):
             continue
         files.add(rel)
-        with open(os.path.join(root, rel)) as f:
-            tree = ast.parse(f.read(), rel)
+        with open(tree.source(rel, board)) as f:
+            module = ast.parse(f.read(), rel)
         # The serve glue (ports/) picks its runtime inside functions: follow all of it.
         deep = everywhere or rel.startswith("ports/")
-        for dotted in _imports(tree, deep):
+        for dotted in _imports(module, deep):
             parts = dotted.split(".")
             for i in range(1, len(parts) + 1):
-                found = _module_file(root, ".".join(parts[:i]), board_dir)
-                if found:
-                    todo.append(found)
+                todo.append(_module_file(tree, board, ".".join(parts[:i])))
     return files
 
 
-def _serve_path(root, board):
-    # What `if __name__ == "__main__":` in the board's main.py imports to serve on the device.
-    path = os.path.join(root, "boards", board, "main.py")
-    with open(path) as f:
-        tree = ast.parse(f.read(), path)
+def _serve_path(tree, board):
+    # What `if __name__ == "__main__":` in the board's main file imports to serve on the device.
+    with open(board.main) as f:
+        module = ast.parse(f.read(), board.main)
     names = []
-    for node in tree.body:
+    for node in module.body:
         if (isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
                 and isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__"):
             names.extend(_imports(node, True))
@@ -109,7 +98,7 @@ def _serve_path(root, board):
     for dotted in names:
         parts = dotted.split(".")
         for i in range(1, len(parts) + 1):
-            rel = _module_file(root, ".".join(parts[:i]))
+            rel = _module_file(tree, board, ".".join(parts[:i]), siblings=False)
             if rel:
                 found.add(rel)
     return found
@@ -118,18 +107,21 @@ def _serve_path(root, board):
 TRACER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "trace_board.py")
 
 
-def _trace(root, board):
+def _trace(tree, board):
     # -> {"files": [...], "completions": bool} from trace_board.py in a fresh interpreter.
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "trace.json")
         env = {k: v for k, v in os.environ.items() if not k.startswith("TINYMCP_")}
-        proc = subprocess.run([sys.executable, TRACER, root, board, out], cwd=tmp, env=env,
+        argv = [sys.executable, TRACER, out, board.main, board.dir, tree.core, tree.device]
+        proc = subprocess.run(argv, cwd=tmp, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
         if proc.returncode != 0 or not os.path.exists(out):
             last = (proc.stderr.decode(errors="replace").strip().splitlines() or ["?"])[-1]
             raise DeployError("build() failed under CPython: " + last)
         with open(out) as f:
-            return json.load(f)
+            traced = json.load(f)
+    traced["files"] = [tree.name_of(path, board) for path in traced["files"]]
+    return traced
 
 
 # What the optional CBOR link mode needs on the board (a JSON session never imports it).
@@ -142,14 +134,15 @@ STATELESS = "tinymcp/stateless.py"
 
 
 def board_files(root, board, extra=(), leave_out=()):
-    # -> (sorted repo-relative .py files the board runs, how they were found); extra: more
-    # modules to ship (and what they import), e.g. CBOR_LINK; leave_out: modules not to ship.
-    main = "boards/%s/main.py" % board
-    if not os.path.isfile(os.path.join(root, main)):
-        raise DeployError("no board %r (boards: %s)" % (board, ", ".join(boards(root))))
-    board_dir = os.path.join(root, "boards", board)
+    # -> (sorted .py files the board runs, how they were found), named tinymcp/..., ports/...
+    # and boards/NAME/... (tree.source finds them); root: a DeviceTree or a checkout's root;
+    # board: a Board, or a NAME|PATH. extra: more modules to ship (and what they import), e.g.
+    # CBOR_LINK; leave_out: modules not to ship.
+    tree = as_tree(root)
+    board = tree.board(board)
+    main = board.prefix + "main.py"
     try:
-        traced = _trace(root, board)
+        traced = _trace(tree, board)
         start = [f for f in traced["files"] if f != main]
         if traced["completions"]:
             start.append("tinymcp/complete.py")   # reached lazily by completion/complete
@@ -160,21 +153,23 @@ def board_files(root, board, extra=(), leave_out=()):
         start, how, everywhere = [], "static (%s)" % e, True
     start.append(main)
     start.extend(extra)
-    start.extend(_serve_path(root, board))
-    files = _closure(root, start, board_dir, everywhere) - set(leave_out)
+    start.extend(_serve_path(tree, board))
+    files = _closure(tree, board, start, everywhere) - set(leave_out)
     return sorted(files), how
 
 
 def static_files(root, board):
     # Every file the board's main.py could import (function bodies included), whatever its
     # wiring constants say: what a mip install must offer before the user edits them.
-    main = "boards/%s/main.py" % board
-    start = [main] + sorted(_serve_path(root, board))
-    return sorted(_closure(root, start, os.path.join(root, "boards", board), True))
+    tree = as_tree(root)
+    board = tree.board(board)
+    start = [board.prefix + "main.py"] + sorted(_serve_path(tree, board))
+    return sorted(_closure(tree, board, start, True))
 
 
 def device_path(rel, board):
-    # Where a repo file lives on the board: the board's directory is the device root.
+    # Where a file-set name lives on the board (board: its name): the board's folder is the
+    # device root.
     prefix = "boards/%s/" % board
     return rel[len(prefix):] if rel.startswith(prefix) else rel
 

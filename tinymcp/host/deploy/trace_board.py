@@ -1,8 +1,8 @@
-# Run by files.py in a fresh interpreter: python trace_board.py ROOT BOARD OUT.JSON
+# Run by files.py in a fresh interpreter: python trace_board.py OUT.JSON MAIN BOARD_DIR CORE DEVICE
 #
-# Imports boards/BOARD/main.py under CPython with the hardware modules stubbed, calls build(), plays
-# the first requests of a session in both protocol eras, and writes the repo modules that got
-# imported. Registrations import capabilities lazily (tools, resources, prompts), so this is exactly
+# Imports the board's main file (MAIN) under CPython with the hardware modules stubbed, calls build(), plays
+# the first requests of a session in both protocol eras, and writes the files of the modules that
+# got imported (files.py keeps the device's: tinymcp/ from CORE, ports/ from DEVICE, the board's). Registrations import capabilities lazily (tools, resources, prompts), so this is exactly
 # what the board's code path reaches.
 import importlib.abc
 import importlib.machinery
@@ -70,12 +70,11 @@ class StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 def main():
-    root, board, out = sys.argv[1:4]
+    out, path, board_dir, core, device = sys.argv[1:6]
     del sys.path[0]        # this directory: its modules are not the board's
     del sys.argv[1:]       # a board may read its own flags (the sim's --bench)
     sys.meta_path.append(StubFinder())
-    sys.path[:0] = [os.path.join(root, "boards", board), root]
-    path = os.path.join(root, "boards", board, "main.py")
+    sys.path[:0] = [board_dir, core, device]
     spec = importlib.util.spec_from_file_location("main", path)
     board_main = importlib.util.module_from_spec(spec)
     sys.modules["main"] = board_main
@@ -86,14 +85,11 @@ def main():
     stateless = board_main.build()   # a second connection, opening in the 2026-07-28 revision
     for frame in STATELESS:
         stateless.handle(frame.encode())
-    ours = ("tinymcp/", "ports/", "boards/%s/" % board)
     files = []
     for module in list(sys.modules.values()):
         where = getattr(module, "__file__", None)
         if isinstance(where, str) and where.endswith(".py"):
-            rel = os.path.relpath(where, root).replace(os.sep, "/")
-            if rel.startswith(ours) and not rel.startswith("tinymcp/host/"):  # this tracer
-                files.append(rel)
+            files.append(os.path.abspath(where))
     with open(out, "w") as f:
         json.dump({"files": sorted(files),
                    "completions": bool(getattr(server, "completions", False))}, f)

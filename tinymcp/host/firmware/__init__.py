@@ -1,12 +1,10 @@
-# tinymcp-firmware: MicroPython firmware with tinymcp frozen in, so its bytecode stays in flash.
+# tinymcp-firmware: a freeze manifest that puts tinymcp into a MicroPython firmware, so its
+# bytecode stays in flash, and the commands that build and flash it from the user's own
+# MicroPython checkout (docs/firmware.md).
 #
-#   tinymcp-firmware --board rpi_pico --out build/pico         manifest.py + the rp2 build command
-#   tinymcp-firmware --board sim --target qemu --out build/qemu --run
-#                                     builds build/qemu/firmware.elf and boots it behind a pty
+#   tinymcp-firmware --board rpi_pico --out build/pico         manifest.py + the rp2 build commands
 #
-# manifest: the freeze manifest (the file set tinymcp-deploy ships); source: finding and
-# unpacking MicroPython's source; build: the emulated board's firmware; emulator: QEMU behind a
-# pty; cli: the command line. qemu/ is the emulated board itself (C and frozen Python).
+# manifest: the freeze manifest (the file set tinymcp-deploy ships); cli: the command line.
 
 
 class FirmwareError(Exception):

@@ -1,2 +1,0 @@
-# Frozen into every firmware for the emulated board: _boot.py mounts its filesystem.
-freeze("$(BOARD_DIR)", "_boot.py")
