@@ -177,9 +177,9 @@ def to_link(msg):
 
 class PortThreads:
     # One open port, served by two threads: the reader hands what comes to received(bytes) on the
-    # loop, the writer writes each frame next() gives it (None: stop). Either one failing calls
-    # lost(reason) on the loop; after stop() the reader lets the writer finish, closes the port
-    # and then sets .released, so the port can be opened again.
+    # loop, the writer writes what next_frame(self) gives it (None: stop). Either one failing
+    # calls lost(reason) on the loop; once they stop, the reader lets the writer finish, closes
+    # the port and then sets .released, so the port can be opened again.
 
     def __init__(self, port, loop, received, lost, next_frame, wake):
         self.port = port
@@ -338,7 +338,8 @@ class Link:
                 await self._lost
             finally:
                 released = self._drop_port()
-            await released   # the threads have closed the port: it may be opened again
+            if released is not None:
+                await released   # the threads have closed the port: it may be opened again
             if not self._closed:
                 log.log(logging.DEBUG if self._refused else logging.WARNING,
                         "port %s lost; waiting for it to come back", self.device)
@@ -347,7 +348,8 @@ class Link:
                     await asyncio.sleep(REFUSED_RETRY)
 
     def _drop_port(self):
-        # -> a future done when the port is closed (the threads serving it may take READ_WAIT).
+        # -> None, or a future done when the threads serving the port have closed it (a read
+        # ends within READ_WAIT).
         port, self.port = self.port, None
         io, self._io = self._io, None
         with self._wake:
@@ -360,9 +362,7 @@ class Link:
             return io.released
         if port is not None:
             port.close()
-        released = asyncio.get_running_loop().create_future()
-        released.set_result(None)
-        return released
+        return None
 
     def _fail(self, why):
         log.debug("port %s: %s", self.device, why)

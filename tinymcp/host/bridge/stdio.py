@@ -14,41 +14,53 @@ log = logging.getLogger("tinymcp.bridge.stdio")
 CHUNK = 1 << 16
 
 
-def read_in_thread(stdin, loop):
-    # -> an asyncio.Queue of the chunks read from stdin, b"" at its end. A stdin that is closed,
-    # unreadable or /dev/null ends at once. The thread is a daemon: a read still blocked when
-    # the bridge ends does not hold it up.
-    chunks = asyncio.Queue()
-    # The unbuffered file below sys.stdin: a thread blocked in a buffered read would hold the
-    # buffer's lock while the interpreter shuts down.
-    source = getattr(stdin, "buffer", stdin)
-    source = getattr(source, "raw", source)
-    read = getattr(source, "read", None)
+class StdinThread:
+    # stdin read by a daemon thread (a read still blocked when the bridge ends does not hold it
+    # up), at most READ_AHEAD chunks ahead of the loop: a host that floods waits, as it would for
+    # a pipe the bridge does not read. A stdin that is closed, unreadable or /dev/null ends at once.
+    READ_AHEAD = 16
 
-    def run():
+    def __init__(self, stdin, loop):
+        self.loop = loop
+        self._chunks = asyncio.Queue()
+        self._ahead = threading.Semaphore(self.READ_AHEAD)
+        # The unbuffered file below sys.stdin: a thread blocked in a buffered read would hold the
+        # buffer's lock while the interpreter shuts down.
+        source = getattr(stdin, "buffer", stdin)
+        source = getattr(source, "raw", source)
+        self._read = getattr(source, "read", None)
+        if self._read is None:
+            self._chunks.put_nowait(b"")
+        else:
+            threading.Thread(target=self._run, name="tinymcp-stdin", daemon=True).start()
+
+    async def read(self):
+        # -> the next chunk; b"" at the end of input.
+        data = await self._chunks.get()
+        self._ahead.release()
+        return data
+
+    def _run(self):
         try:
             while True:
-                data = read(CHUNK)
-                loop.call_soon_threadsafe(chunks.put_nowait, data)
+                data = self._read(CHUNK)
+                self._ahead.acquire()
+                self.loop.call_soon_threadsafe(self._chunks.put_nowait, data)
                 if not data:
                     return
+        except RuntimeError:     # the loop has closed: the bridge has ended
+            return
         except Exception as e:   # OSError, ValueError (closed): the end, like EOF
             log.debug("stdin: %s", e)
         try:
-            loop.call_soon_threadsafe(chunks.put_nowait, b"")
-        except RuntimeError:     # the loop has closed
+            self.loop.call_soon_threadsafe(self._chunks.put_nowait, b"")
+        except RuntimeError:
             pass
-
-    if read is None:
-        chunks.put_nowait(b"")
-    else:
-        threading.Thread(target=run, name="tinymcp-stdin", daemon=True).start()
-    return chunks
 
 
 async def serve_stdio(hosts, stdin=None, stdout=None):
     # Serve until stdin ends. Nothing but protocol frames is ever written to stdout.
-    chunks = read_in_thread(stdin or sys.stdin, asyncio.get_running_loop())
+    stdin = StdinThread(stdin or sys.stdin, asyncio.get_running_loop())
     out = stdout or sys.stdout.buffer
     gone = asyncio.Event()
 
@@ -65,7 +77,7 @@ async def serve_stdio(hosts, stdin=None, stdout=None):
     lines = LineSplitter(MAX_MESSAGE)
     try:
         while not gone.is_set():
-            data = await chunks.get()
+            data = await stdin.read()
             for line in lines.feed(data) if data else lines.end():
                 if line is TOO_LONG:   # dropped as it streamed: one answer for the whole line
                     send(too_long())
