@@ -24,7 +24,8 @@ MAX_LINE = 1 << 20          # a line longer than this is noise by definition; dr
 MAX_BACKLOG = 1 << 20       # bytes queued for a board that does not read before frames are dropped
 READ_WAIT = 0.2             # seconds a read waits for a first byte before it looks whether to stop
 CHUNK = 1 << 16             # bytes one read of a socket:// board takes at most
-WRITE_MAX = 1 << 16         # bytes of waiting frames the writer joins into one write
+WRITE_MAX = 4096            # bytes of waiting frames the writer joins into one write: a frame
+                            # written is one the board session can no longer take back
 READ_AHEAD = 16             # chunks read and not yet taken by the loop before the reader waits
 _JSONRPC = b'{"jsonrpc"'
 
