@@ -12,6 +12,7 @@ import anyio
 import pytest
 
 from tests.needs import missing
+from tests.windows_shim import shimmed
 from tinymcp.host import lineclient
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -28,9 +29,11 @@ def bridge_script():
 
 
 def clean_env(**extra):
+    # The environment of a process a test starts (under the Windows shim when the test runs as
+    # if on Windows: tests/windows_shim).
     env = {k: v for k, v in os.environ.items() if k != "TINYMCP_BRIDGE_TOKEN"}
     env.update(extra)
-    return env
+    return shimmed(env)
 
 
 class Bridge:

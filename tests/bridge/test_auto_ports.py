@@ -11,6 +11,7 @@ import pytest
 
 from tests.bridge.conftest import REPO, BoardOnPty, LineClient, SocatPair, clean_env
 from tests.needs import missing
+from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
 
 FAKE_USB = [sys.executable, os.path.join(REPO, "tests", "bridge", "fake_usb.py")]
 PICO = {"vid": 0x2E8A, "pid": 0x0005, "product": "Board in FS mode"}     # MicroPython's own CDC

@@ -11,6 +11,7 @@ import time
 import serial
 
 from tests.bridge.conftest import BRIDGE, REPO, TESTBOARD, clean_env
+from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
 
 
 def run(*args, timeout=30):

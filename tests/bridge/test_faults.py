@@ -9,6 +9,7 @@ import time
 import pytest
 
 from tests.bridge.conftest import BoardOnPty
+from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
 
 TIMEOUT = 3  # the bridge's --timeout in these tests
 

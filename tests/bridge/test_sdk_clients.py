@@ -6,6 +6,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.bridge.conftest import REPO, TESTBOARD, Updates, bridge_script, clean_env
+from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
 
 CONTRACT_TOOLS = {"read_temperature": {}, "read_adc": {"channel": 1}, "set_led": {"on": True}}
 

@@ -7,6 +7,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.bridge.conftest import BRIDGE, bridge_script, clean_env
+from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
 from tinymcp.host.deploy.starter import main_py
 
 BROKEN = {

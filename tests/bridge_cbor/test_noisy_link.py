@@ -15,6 +15,7 @@ import pytest
 from tests.bridge.conftest import BRIDGE, REPO, clean_env
 from tests.bridge_cbor.binboard import KIB
 from tinymcp.host.lineclient import LineClient
+from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUDGET = {"byte": 40.0, "bit": 20.0}   # seconds of requests

@@ -6,6 +6,7 @@ import pytest
 
 from tests.hostile.conftest import SLOW
 from tests.hostile.fakeboard import GOOD_INIT
+from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
 
 BAD_INITS = {
     "result null": None,

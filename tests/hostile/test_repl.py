@@ -5,6 +5,7 @@ import time
 
 from tests.hostile.conftest import SLOW
 from tests.hostile.fakeboard import ReplBoard
+from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
 
 
 def json_typed(board):

@@ -3,6 +3,7 @@
 import pytest
 
 from tests.hostile.conftest import SLOW
+from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
 
 TESTBOARD = "tests/bridge/testboard.py"
 MALFORMED = [

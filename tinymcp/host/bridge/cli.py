@@ -33,8 +33,8 @@ def build_parser():
                         "later. Repeatable; LABEL (a-z, 0-9, -) names the board")
     p.add_argument("--sim", action="append", default=[], nargs="?", const="sim",
                    metavar="[LABEL=]BOARD",
-                   help="run boards/BOARD/main.py (default: sim) behind a pseudo-terminal. "
-                        "Repeatable")
+                   help="run boards/BOARD/main.py (default: sim) behind a pseudo-terminal (on "
+                        "pipes where there is none: Windows). Repeatable")
     p.add_argument("--list-ports", action="store_true", help="list serial ports and exit")
     p.add_argument("--board-token", metavar="TOKEN",
                    help="what boards on the network (socket://) require first. Every local user "
@@ -201,7 +201,7 @@ def main(argv=None):
         if sock is not None:
             sock.close()
         return 2
-    demo = args.demo or (sys.stdin.isatty() and not args.http)
+    demo = args.demo or (sys.stdin is not None and sys.stdin.isatty() and not args.http)
     try:
         asyncio.run(run(args, specs, several, opened, http, sock, demo))
     except KeyboardInterrupt:
@@ -241,7 +241,10 @@ async def run(args, specs, several, opened, http, sock, demo):
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stopping.set)
+        try:
+            loop.add_signal_handler(sig, stopping.set)
+        except NotImplementedError:   # Windows' event loop: a plain handler, onto the loop
+            signal.signal(sig, lambda *_: loop.call_soon_threadsafe(stopping.set))
 
     def session_for(device, port):
         # -> make_session(**callbacks) for the router: the board's link and session.

@@ -4,13 +4,12 @@
 import asyncio
 import json
 import logging
-import os
-import select
+import re
 import time
 
 from serial.tools import list_ports
 
-from tinymcp.host.bridge.link import PortError, open_port
+from tinymcp.host.bridge.link import PortError, open_port, read_some
 
 log = logging.getLogger("tinymcp.bridge.discovery")
 
@@ -40,17 +39,11 @@ def usb_kind(port):
 
 def answers_mcp(port, wait=PROBE_WAIT):
     # Sends the probe on an open port -> True when a JSON-RPC answer to it comes back.
-    fd = port.fileno()
-    os.write(fd, PROBE)
+    port.write(PROBE)
     pending = b""
     end = time.monotonic() + wait
     while time.monotonic() < end:
-        if not select.select((fd,), (), (), max(0.0, end - time.monotonic()))[0]:
-            continue
-        chunk = os.read(fd, 4096)
-        if not chunk:
-            return False
-        pending += chunk
+        pending += read_some(port)   # OSError (SerialException) when the port goes
         *lines, pending = pending.split(b"\n")
         for line in lines:
             start = line.find(b"{")
@@ -76,6 +69,20 @@ def probe(device, baud):
     return None
 
 
+def serial_ports():
+    # pyserial's port list, each device once: macOS has /dev/tty.X and /dev/cu.X for one port,
+    # and cu.X (which opens without waiting for carrier detect) is the one to use.
+    ports = list_ports.comports()
+    devices = {p.device for p in ports}
+    return [p for p in ports
+            if not (p.device.startswith("/dev/tty.") and "/dev/cu." + p.device[9:] in devices)]
+
+
+def port_order(device):
+    # COM2 before COM10, ttyACM2 before ttyACM10.
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", device)]
+
+
 class Discovery:
     # serve(device, open port) -> a handle for a board found; let_go(handle) when it went away
     # (async); taken(device) -> True for ports served otherwise (a --port given by name).
@@ -93,7 +100,7 @@ class Discovery:
         loop = asyncio.get_running_loop()
         log.info("--port auto: looking for MicroPython boards on USB")
         while True:
-            ports = await loop.run_in_executor(None, list_ports.comports)
+            ports = await loop.run_in_executor(None, serial_ports)
             found = {p.device: usb_kind(p) for p in ports}
             found = {device: kind for device, kind in found.items() if kind is not None}
             for device in [d for d in self.served if d not in found]:
@@ -101,7 +108,7 @@ class Discovery:
                 await self.let_go(self.served.pop(device))
             for device in [d for d in self.declined if d not in found]:
                 del self.declined[device]   # asked afresh when it is plugged in again
-            for device, kind in sorted(found.items()):
+            for device, kind in sorted(found.items(), key=lambda item: port_order(item[0])):
                 if device not in self.served and not self.taken(device) and self._due(device):
                     await self._try(loop, device, kind)
             await asyncio.sleep(self.interval)
@@ -131,7 +138,7 @@ class Discovery:
 
 def list_ports_text():
     # --list-ports: every serial port, with what its USB identity suggests.
-    ports = sorted(list_ports.comports(), key=lambda p: p.device)
+    ports = sorted(serial_ports(), key=lambda p: port_order(p.device))
     if not ports:
         return ["no serial ports found"]
     lines = []

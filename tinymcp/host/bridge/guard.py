@@ -4,7 +4,6 @@ import hmac
 import ipaddress
 import json
 import logging
-import resource
 from urllib.parse import urlsplit
 
 import anyio
@@ -164,7 +163,12 @@ def _replay(body, receive):
 
 def connection_cap():
     # At most MAX_CONNECTIONS, and fewer when the process may open only a few files: the
-    # board's port, the sim board's process and the bridge itself need some too.
+    # board's port, the sim board's process and the bridge itself need some too. Windows has no
+    # such limit on sockets (nor the resource module): the fixed cap.
+    try:
+        import resource
+    except ImportError:
+        return MAX_CONNECTIONS
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
         return MAX_CONNECTIONS

@@ -1,14 +1,15 @@
 # The link to a board: a serial port (exclusive open) or a pyserial URL such as socket://HOST:PORT
 # (a board on the network, its token presented first); newline framing, noise filter, reopen
 # after a re-plug or a dropped connection. Frames are JSON lines, or CBOR link frames once the
-# board session switches mode to "cbor".
+# board session switches mode to "cbor". The port is served by two threads making pyserial's
+# blocking calls: no file descriptor, no add_reader, the same on Linux, macOS and Windows.
 import asyncio
 import base64
 import collections
 import errno
 import json
 import logging
-import os
+import threading
 from urllib.parse import urlsplit
 
 import serial
@@ -21,6 +22,11 @@ log = logging.getLogger("tinymcp.bridge.link")
 
 MAX_LINE = 1 << 20          # a line longer than this is noise by definition; dropped as it streams
 MAX_BACKLOG = 1 << 20       # bytes queued for a board that does not read before frames are dropped
+READ_WAIT = 0.2             # seconds a read waits for a first byte before it looks whether to stop
+CHUNK = 1 << 16             # bytes one read of a socket:// board takes at most
+WRITE_MAX = 4096            # bytes of waiting frames the writer joins into one write: a frame
+                            # written is one the board session can no longer take back
+READ_AHEAD = 16             # chunks read and not yet taken by the loop before the reader waits
 _JSONRPC = b'{"jsonrpc"'
 
 
@@ -38,19 +44,35 @@ def is_url(device):
 
 
 def open_port(device, baud=115200):
-    # -> an open, non-blocking serial.Serial, or PortError with a useful reason. A URL may
-    # block while it connects: the link opens those in a thread.
+    # -> an open serial.Serial whose reads wait READ_WAIT at most and whose writes block, or
+    # PortError with a useful reason. A URL may block while it connects: the link opens those in
+    # a thread.
     try:
         if is_url(device):
-            port = serial.serial_for_url(device, baud, timeout=0, write_timeout=0)
+            port = serial.serial_for_url(device, baud, timeout=READ_WAIT)
         else:
-            port = serial.Serial(device, baud, timeout=0, write_timeout=0, exclusive=True)
+            port = serial.Serial(device, baud, timeout=READ_WAIT, exclusive=True)
     except serial.SerialException as e:
-        raise PortError(_explain(device, e)) from None
+        raise PortError(explain(device, e)) from None
     except (OSError, ValueError) as e:
-        raise PortError(_explain(device, e)) from None
-    os.set_blocking(port.fileno(), False)
+        raise PortError(explain(device, e)) from None
     return port
+
+
+def read_some(port):
+    # -> the bytes that came, waiting READ_WAIT at most for the first one; SerialException or
+    # OSError when the port is gone (a USB board unplugged, the far end of a pty or socket closed).
+    data = port.read(1)
+    if not data:
+        return data
+    if type(port).__module__ == "serial.urlhandler.protocol_socket":   # in_waiting is 0 or 1
+        port.timeout = 0   # the rest of what one recv() gets, at once
+        try:
+            return data + port.read(CHUNK)
+        finally:
+            port.timeout = READ_WAIT
+    waiting = port.in_waiting
+    return data + port.read(waiting) if waiting else data
 
 
 def check_url(device):
@@ -73,18 +95,23 @@ def check_url(device):
                         % (device, str(e).splitlines()[0] if str(e) else "malformed")) from None
 
 
-def _explain(device, e):
+def explain(device, e):
+    # What opening device raised -> one line saying what to do, from the errno (Linux, macOS) or
+    # the words of pyserial's Windows messages ("could not open port 'COM3': PermissionError(...").
     code = getattr(e, "errno", None)
     text = str(e)
-    if code == errno.ENOENT or "No such file" in text:
+    busy = ("%s is busy: another program (a serial monitor, an IDE, another bridge) has it open; "
+            "close that program and retry" % device)
+    if code == errno.ENOENT or "No such file" in text or "FileNotFoundError" in text:
         return ("%s does not exist: is the board plugged in? (tinymcp-bridge --list-ports shows "
                 "the serial ports)" % device)
+    if "PermissionError" in text:   # Windows: "Access is denied" is a COM port another program has
+        return busy
     if code in (errno.EACCES, errno.EPERM) or "Permission denied" in text:
         return ("no permission to open %s: add yourself to the dialout group "
                 "(sudo usermod -aG dialout $USER, then log in again)" % device)
     if "exclusively lock" in text or code in (errno.EBUSY, errno.EAGAIN):
-        return ("%s is busy: another program (a serial monitor, an IDE, another bridge) has it "
-                "open; close that program and retry" % device)
+        return busy
     if code == errno.ENOTTY or "Inappropriate ioctl" in text:
         return "%s is not a serial port" % device
     if is_url(device):
@@ -149,6 +176,98 @@ def to_link(msg):
     return cborlink.encode(msg) + b"\n"
 
 
+class PortThreads:
+    # One open port, served by two threads: the reader hands what comes to received(bytes) on the
+    # loop, the writer writes what next_frame(self) gives it (None: stop). Either one failing
+    # calls lost(reason) on the loop; once they stop, the reader lets the writer finish, closes
+    # the port and then sets .released, so the port can be opened again.
+
+    def __init__(self, port, loop, received, lost, next_frame, wake):
+        self.port = port
+        self.loop = loop
+        self.received = received
+        self.lost = lost
+        self.next_frame = next_frame
+        self.wake = wake                  # the Condition the writer waits on for frames
+        self.running = True     # the threads go on
+        self.stopped = False    # the link let go of this port: what still comes is dropped
+        self.released = loop.create_future()
+        # The loop takes what is read at its own pace: a board that floods the line waits for it
+        # (the port's buffer fills, as it did when the loop read only when it was ready).
+        self._ahead = threading.Semaphore(READ_AHEAD)
+        self.writer = threading.Thread(target=self._write, daemon=True,
+                                       name="tinymcp-write %s" % port.name)
+        self.reader = threading.Thread(target=self._read, daemon=True,
+                                       name="tinymcp-read %s" % port.name)
+        self.writer.start()
+        self.reader.start()
+
+    def _call(self, callback, *args):
+        try:
+            self.loop.call_soon_threadsafe(callback, *args)
+        except RuntimeError:   # the loop has closed: the bridge is ending
+            self.running = False
+
+    def _failed(self, e):
+        if self.running:
+            self.running = False
+            self._call(self.lost, "%s: %s" % (e.__class__.__name__, e))
+
+    def _read(self):
+        try:
+            while self.running:
+                data = read_some(self.port)
+                if data:
+                    while not self._ahead.acquire(timeout=READ_WAIT):
+                        if not self.running:
+                            return
+                    self._call(self._deliver, data)
+        except Exception as e:   # SerialException, OSError: unplugged, or closed at the far end
+            self._failed(e)
+        finally:
+            self._halt()
+            self.writer.join(1.0)   # a write stuck on a board that never reads is abandoned
+            try:
+                self.port.close()
+            except Exception:
+                pass
+            self._call(self._released)
+
+    def _deliver(self, data):
+        self._ahead.release()
+        if not self.stopped:
+            self.received(data)
+
+    def _released(self):
+        if not self.released.done():
+            self.released.set_result(None)
+
+    def _write(self):
+        try:
+            while True:
+                frame = self.next_frame(self)
+                if frame is None:
+                    return
+                self.port.write(frame)
+        except Exception as e:
+            self._failed(e)
+
+    def stop(self):
+        # On the loop: both threads end soon (a read within READ_WAIT), nothing more is delivered.
+        self.stopped = True
+        self._halt()
+
+    def _halt(self):
+        self.running = False
+        with self.wake:
+            self.wake.notify_all()
+        for cancel in ("cancel_read", "cancel_write"):
+            try:
+                getattr(self.port, cancel, lambda: None)()
+            except Exception:
+                pass
+
+
 class Link:
     # Owns the port. Calls on_message(dict) per frame, on_noise(bytes) per other line and
     # on_state(connected: bool) when the port appears or goes away. token: what a board on the
@@ -169,7 +288,8 @@ class Link:
         self._urgent = collections.deque()   # frames to write before the queue: cancels, pings
         self._queue = collections.deque()    # frames in the order the board should read them
         self._queued = 0                     # bytes in both, not yet started
-        self._writing = None                 # what is left of the frame being written
+        self._wake = threading.Condition()   # guards the queues, shared with the writer thread
+        self._io = None                      # the PortThreads serving the open port
         self._lost = None
         self._closed = False
         self._refused = 0         # connections in a row the board refused (a wrong token)
@@ -207,8 +327,8 @@ class Link:
                     return
                 log.info("port %s opened", self.device)
             self._lost = loop.create_future()
-            fd = self.port.fileno()
-            loop.add_reader(fd, self._readable)
+            self._io = PortThreads(self.port, loop, self._feed, self._fail, self._next_frame,
+                                   self._wake)
             if self.network:   # the token first, on every connection
                 self.write(("%s%s\n" % (protocol.TOKEN_LINE, self.token or "")).encode(),
                            urgent=True)
@@ -218,7 +338,9 @@ class Link:
             try:
                 await self._lost
             finally:
-                self._drop_port()
+                released = self._drop_port()
+            if released is not None:
+                await released   # the threads have closed the port: it may be opened again
             if not self._closed:
                 log.log(logging.DEBUG if self._refused else logging.WARNING,
                         "port %s lost; waiting for it to come back", self.device)
@@ -227,42 +349,26 @@ class Link:
                     await asyncio.sleep(REFUSED_RETRY)
 
     def _drop_port(self):
+        # -> None, or a future done when the threads serving the port have closed it (a read
+        # ends within READ_WAIT).
         port, self.port = self.port, None
-        if port is None:
-            return
-        loop = asyncio.get_running_loop()
-        try:
-            loop.remove_reader(port.fileno())
-            loop.remove_writer(port.fileno())
-        except (ValueError, OSError):
-            pass
-        try:
-            port.close()
-        except Exception:
-            pass
+        io, self._io = self._io, None
+        with self._wake:
+            self._urgent.clear()
+            self._queue.clear()
+            self._queued = 0
         self._lines.clear()
-        self._urgent.clear()
-        self._queue.clear()
-        self._queued = 0
-        self._writing = None
+        if io is not None:
+            io.stop()
+            return io.released
+        if port is not None:
+            port.close()
+        return None
 
     def _fail(self, why):
         log.debug("port %s: %s", self.device, why)
         if self._lost is not None and not self._lost.done():
             self._lost.set_result(why)
-
-    def _readable(self):
-        try:
-            data = os.read(self.port.fileno(), 65536)
-        except BlockingIOError:
-            return
-        except OSError as e:  # EIO: the other side of a pty closed, or the USB device vanished
-            self._fail(str(e))
-            return
-        if not data:
-            self._fail("end of file")
-            return
-        self._feed(data)
 
     def _feed(self, data):
         for line in self._lines.feed(data):
@@ -353,57 +459,45 @@ class Link:
         # when the board has stopped reading and MAX_BACKLOG bytes wait for it already.
         if self.port is None:
             return None
-        if self._queued > MAX_BACKLOG:
-            log.warning("the board is not reading its input; dropping a frame")
-            return None
-        (self._urgent if urgent else self._queue).append(frame)
-        self._queued += len(frame)
-        self._flush()
+        with self._wake:
+            if self._queued > MAX_BACKLOG:
+                log.warning("the board is not reading its input; dropping a frame")
+                return None
+            (self._urgent if urgent else self._queue).append(frame)
+            self._queued += len(frame)
+            self._wake.notify()
         return frame
 
     def withdraw(self, frame):
         # -> True when the frame was still waiting (no byte of it reached the board): removed.
-        for waiting in (self._queue, self._urgent):
-            for i, queued in enumerate(waiting):
-                if queued is frame:
-                    del waiting[i]
-                    self._queued -= len(frame)
-                    return True
+        with self._wake:
+            for waiting in (self._queue, self._urgent):
+                for i, queued in enumerate(waiting):
+                    if queued is frame:
+                        del waiting[i]
+                        self._queued -= len(frame)
+                        return True
         return False
 
     def send_raw(self, data):
         # Bytes for the board's REPL rather than its MCP server (0x03, Ctrl-D): no framing.
         return self.write(data, urgent=True) is not None
 
-    def _flush(self):
-        port = self.port
-        if port is None:
-            return
-        loop = asyncio.get_running_loop()
-        fd = port.fileno()
-        while True:
-            if self._writing is None:
-                waiting = self._urgent or self._queue
-                if not waiting:
-                    break
-                frame = waiting.popleft()
-                self._queued -= len(frame)
-                self._writing = memoryview(frame)
-            try:
-                n = os.write(fd, self._writing)
-            except BlockingIOError:
-                n = 0
-            except OSError as e:
-                self._fail(str(e))
-                return
-            if n == 0:
-                loop.add_writer(fd, self._flush)  # the board is slow to read: wait, never block
-                return
-            self._writing = self._writing[n:] if n < len(self._writing) else None
-        try:
-            loop.remove_writer(fd)
-        except (ValueError, OSError):
-            pass
+    def _next_frame(self, io):
+        # The writer thread's next bytes: the frames waiting, urgent ones first, up to WRITE_MAX
+        # in one write; waits for one; None once io stops.
+        with self._wake:
+            while io.running:
+                if self._urgent or self._queue:
+                    frames, size = [], 0
+                    for waiting in (self._urgent, self._queue):
+                        while waiting and (not frames or size + len(waiting[0]) <= WRITE_MAX):
+                            frames.append(waiting.popleft())
+                            size += len(frames[-1])
+                    self._queued -= size
+                    return b"".join(frames)
+                self._wake.wait()
+        return None
 
     def close(self):
         if self.cbor_in or self.crc_errors:

@@ -1,17 +1,23 @@
-# --sim: a board's main.py run under this Python behind a pseudo-terminal, like a USB board.
+# --sim: a board's main.py run under this Python behind a pseudo-terminal, like a USB board; where
+# there are no ptys (Windows), on pipes the link reads like a serial port.
 import asyncio
 import ctypes
 import logging
 import os
-import pty
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
-from tinymcp.host.bridge.link import open_port, PortError
+from tinymcp.host.bridge.link import READ_WAIT, open_port, PortError
 from tinymcp.host.deploy import DeployError
 from tinymcp.host.deploy import tree
+
+try:
+    import pty
+except ImportError:   # Windows
+    pty = None
 
 log = logging.getLogger("tinymcp.bridge.sim")
 
@@ -34,10 +40,74 @@ def _die_with_parent():
         pass
 
 
+class PipePort:
+    # The board process's stdin and stdout as one port that outlives each process, as a pty does:
+    # the link reads and writes it as it does a serial port. A board that exits is an end of file
+    # here, and the next process's pipes take its place; bytes written meanwhile are lost, as on a
+    # UART with nobody listening.
+    in_waiting = 0
+
+    def __init__(self, name):
+        self.name = name
+        self._from_board = None                 # the read end of its stdout
+        self._to_board = None                   # the write end of its stdin
+        self._readable = threading.Condition()
+        self._writing = threading.Lock()
+
+    def pipes(self):
+        # -> (stdin, stdout) for a new board process, to be closed once it has them.
+        board_in, to_board = os.pipe()
+        from_board, board_out = os.pipe()
+        with self._writing:
+            if self._to_board is not None:
+                os.close(self._to_board)
+            self._to_board = to_board
+        with self._readable:
+            self._from_board = from_board   # the reader closes the last one at its end of file
+            self._readable.notify_all()
+        return board_in, board_out
+
+    def read(self, size=1):
+        # -> what the board wrote (b"" after READ_WAIT without a board, or when one exited).
+        with self._readable:
+            if self._from_board is None:
+                self._readable.wait(READ_WAIT)
+            fd = self._from_board
+        if fd is None:
+            return b""
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            data = b""
+        if not data:
+            with self._readable:
+                if self._from_board == fd:
+                    self._from_board = None
+            os.close(fd)
+        return data
+
+    def write(self, data):
+        with self._writing:
+            view = memoryview(data)
+            try:
+                while view and self._to_board is not None:
+                    view = view[os.write(self._to_board, view):]
+            except OSError:   # the board exited: its restart gets new pipes
+                pass
+        return len(data)
+
+    def close(self):
+        with self._writing:
+            if self._to_board is not None:
+                os.close(self._to_board)
+                self._to_board = None
+
+
 class SimBoard:
     # The board process speaks on the pty master; the bridge opens the slave, a real tty, by its
     # path through the same link code as a USB port. The bridge keeps its own copy of the master,
     # so a board that dies and restarts looks like a UART board that reset: the port stays.
+    # Without pty the board speaks on pipes, and the PipePort stays.
     restart_delay = 0.2
 
     def __init__(self, name="sim", python=None, identity=None):
@@ -50,6 +120,7 @@ class SimBoard:
         self.env = dict(os.environ, TINYMCP_SIM_ID=identity) if identity else None
         self.name = identity or board.name
         self.master = None
+        self.pipes = None
         self.device = None
         self.proc = None
         self.starts = 0
@@ -74,6 +145,10 @@ class SimBoard:
 
     def open(self):
         # -> (device path, open serial port)
+        if pty is None:
+            self.pipes = PipePort(self.name)
+            self.device = "pipes to %s" % self.name
+            return self.device, self.pipes
         self.master, slave = pty.openpty()
         self.device = os.ttyname(slave)
         try:
@@ -89,10 +164,7 @@ class SimBoard:
         while not self._stopping:
             started = loop.time()
             try:
-                self.proc = await asyncio.create_subprocess_exec(
-                    self.python, str(self.main), stdin=self.master, stdout=self.master,
-                    cwd=self.cwd, env=self.env, start_new_session=True,
-                    preexec_fn=_die_with_parent)
+                self.proc = await self._start()
             except OSError as e:   # EMFILE, EAGAIN: the machine is short of something; retry
                 log.warning("cannot start the sim board (%s); retrying", e)
                 quick_deaths += 1
@@ -108,6 +180,23 @@ class SimBoard:
             quick_deaths = quick_deaths + 1 if loop.time() - started < 2 else 0
             # A board that cannot start at all (a syntax error) is retried slowly.
             await asyncio.sleep(min(5.0, self.restart_delay * (1 << min(quick_deaths, 5))))
+
+    async def _start(self):
+        # Its own session (or process group): a Ctrl-C in the terminal reaches only the bridge.
+        if self.pipes is None:
+            return await asyncio.create_subprocess_exec(
+                self.python, str(self.main), stdin=self.master, stdout=self.master,
+                cwd=self.cwd, env=self.env, start_new_session=True, preexec_fn=_die_with_parent)
+        # On pipes the board ends with the bridge by itself: its stdin reaches its end.
+        board_in, board_out = self.pipes.pipes()
+        try:
+            return await asyncio.create_subprocess_exec(
+                self.python, str(self.main), stdin=board_in, stdout=board_out, cwd=self.cwd,
+                env=self.env, start_new_session=True,
+                creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))
+        finally:
+            os.close(board_in)
+            os.close(board_out)
 
     def stop(self):
         self._stopping = True
@@ -129,6 +218,8 @@ class SimBoard:
             await proc.wait()
 
     def close(self):
+        if self.pipes is not None:
+            self.pipes.close()
         if self.master is not None:
             os.close(self.master)
             self.master = None

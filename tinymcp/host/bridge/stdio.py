@@ -1,8 +1,10 @@
-# The stdio front: one host session on stdin/stdout, newline-delimited JSON-RPC.
+# The stdio front: one host session on stdin/stdout, newline-delimited JSON-RPC. stdin is read
+# in a thread, as the official SDK reads it: a console, a pipe or a file, on every OS.
 import asyncio
 import json
 import logging
 import sys
+import threading
 
 from tinymcp.host.bridge.lines import TOO_LONG, LineSplitter
 from tinymcp.host.bridge.wire import MAX_MESSAGE, decode, too_long
@@ -12,23 +14,54 @@ log = logging.getLogger("tinymcp.bridge.stdio")
 CHUNK = 1 << 16
 
 
+class StdinThread:
+    # stdin read by a daemon thread (a read still blocked when the bridge ends does not hold it
+    # up), at most READ_AHEAD chunks ahead of the loop: a host that floods waits, as it would for
+    # a pipe the bridge does not read. A stdin that is closed, unreadable or /dev/null ends at once.
+    READ_AHEAD = 16
+
+    def __init__(self, stdin, loop):
+        self.loop = loop
+        self._chunks = asyncio.Queue()
+        self._ahead = threading.Semaphore(self.READ_AHEAD)
+        # The unbuffered file below sys.stdin: a thread blocked in a buffered read would hold the
+        # buffer's lock while the interpreter shuts down.
+        source = getattr(stdin, "buffer", stdin)
+        source = getattr(source, "raw", source)
+        self._read = getattr(source, "read", None)
+        if self._read is None:
+            self._chunks.put_nowait(b"")
+        else:
+            threading.Thread(target=self._run, name="tinymcp-stdin", daemon=True).start()
+
+    async def read(self):
+        # -> the next chunk; b"" at the end of input.
+        data = await self._chunks.get()
+        self._ahead.release()
+        return data
+
+    def _run(self):
+        try:
+            while True:
+                data = self._read(CHUNK)
+                self._ahead.acquire()
+                self.loop.call_soon_threadsafe(self._chunks.put_nowait, data)
+                if not data:
+                    return
+        except RuntimeError:     # the loop has closed: the bridge has ended
+            return
+        except Exception as e:   # OSError, ValueError (closed): the end, like EOF
+            log.debug("stdin: %s", e)
+        try:
+            self.loop.call_soon_threadsafe(self._chunks.put_nowait, b"")
+        except RuntimeError:
+            pass
+
+
 async def serve_stdio(hosts, stdin=None, stdout=None):
     # Serve until stdin ends. Nothing but protocol frames is ever written to stdout.
-    loop = asyncio.get_running_loop()
-    stdin = stdin or sys.stdin
+    stdin = StdinThread(stdin or sys.stdin, asyncio.get_running_loop())
     out = stdout or sys.stdout.buffer
-    reader = asyncio.StreamReader()
-    try:
-        transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), stdin)
-        read = reader.read
-    except ValueError:  # a regular file (`< requests.jsonl`) is not a pipe: read it in a thread
-        transport = None
-        source = getattr(stdin, "buffer", stdin)
-        chunk = getattr(source, "read1", source.read)
-
-        async def read(size):
-            return await loop.run_in_executor(None, chunk, size)
     gone = asyncio.Event()
 
     def send(msg, related=None):
@@ -44,7 +77,7 @@ async def serve_stdio(hosts, stdin=None, stdout=None):
     lines = LineSplitter(MAX_MESSAGE)
     try:
         while not gone.is_set():
-            data = await read(CHUNK)
+            data = await stdin.read()
             for line in lines.feed(data) if data else lines.end():
                 if line is TOO_LONG:   # dropped as it streamed: one answer for the whole line
                     send(too_long())
@@ -63,5 +96,3 @@ async def serve_stdio(hosts, stdin=None, stdout=None):
             await asyncio.wait(list(session.tasks.values()), timeout=hosts.timeout + 1)
     finally:
         session.close()
-        if transport is not None:
-            transport.close()

@@ -1,0 +1,25 @@
+# Running the bridge's suites a second time as if on Windows: the `as_on_windows` fixture below,
+# imported into a test module, runs each of its tests twice, the second time with every process
+# the tests start through tests.bridge.conftest.clean_env() under sitecustomize.py here.
+import os
+
+import pytest
+
+SHIM_DIR = os.path.dirname(os.path.abspath(__file__))
+SHIM_ENV = "TINYMCP_TEST_OS"
+
+
+def shimmed(env):
+    # env (a dict for a child process) -> the same, with the Windows shim when the test asks.
+    if env.get(SHIM_ENV) == "windows":
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (SHIM_DIR, env.get("PYTHONPATH")) if p)
+    return env
+
+
+@pytest.fixture(autouse=True, params=["posix", "windows"])
+def as_on_windows(request, monkeypatch):
+    if request.param == "windows":
+        monkeypatch.setenv(SHIM_ENV, "windows")
+    else:
+        monkeypatch.delenv(SHIM_ENV, raising=False)
+    return request.param == "windows"
