@@ -2,6 +2,8 @@
 # specification's words (the revision named first): raw frames on stdio and Streamable HTTP, in
 # front of tests/bridge/testboard.py. The board's own audit is tests/core/test_musts.py.
 import json
+import threading
+import time
 
 import httpx2 as httpx
 import pytest
@@ -257,3 +259,31 @@ def test_http_a_mode_the_host_lacks_is_refused_to_the_board_and_never_reaches_it
     refused = answer["result"]["structuredContent"]["refused"]
     assert refused["code"] == -32602
     assert refused["data"] == {"requiredCapabilities": {"elicitation": {"url": {}}}}
+
+
+def test_http_2025_03_26_a_batched_call_asks_its_host_on_the_get_stream(http_bridge):
+    # The batch's answer is one JSON array, so what the board asks meanwhile goes on the GET
+    # stream; the batch is answered once the host has answered it.
+    url, _bridge = http_bridge(board=TESTBOARD)
+    host = HttpHost(url, {"elicitation": {"url": {}}}, version=BATCHES)
+    host.initialize()
+    host.listen()
+    answered = []
+    thread = threading.Thread(target=lambda: answered.append(
+        host.post([call(4, "elicit", mode="url"), ping(5)])))
+    thread.start()
+    deadline = time.monotonic() + 20
+    asked = []
+    while not asked and time.monotonic() < deadline:
+        asked = [m for m in host.heard() if m.get("method") == "elicitation/create"]
+        time.sleep(0.05)
+    assert asked and asked[0]["params"]["mode"] == "url"
+    response, _ = host.post({"jsonrpc": "2.0", "id": asked[0]["id"],
+                             "result": {"action": "accept"}})
+    assert response.status_code == 202
+    thread.join(20)
+    response, messages = answered[0]
+    answers = by_id(messages[0])
+    text = answers[4]["result"]["content"][0]["text"]   # 2025-03-26: no structuredContent
+    assert json.loads(text) == {"answer": {"action": "accept"}}
+    assert answers[5]["result"] == {}

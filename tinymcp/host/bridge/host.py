@@ -46,7 +46,7 @@ class Batch:
         self.deliver = deliver
         self.closed = False   # every message of the batch has been taken in
 
-    def add(self, answer, related=None):
+    def add(self, answer):
         self.answers.append(answer)
 
     def done(self, answer):

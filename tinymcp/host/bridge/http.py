@@ -250,15 +250,14 @@ class HttpFront:
         answered = asyncio.get_running_loop().create_future()
         session.receive_batch(items, answered.set_result)
         if not answered.done():
+            # 2025-03-26: "Disconnection SHOULD NOT be interpreted as the client cancelling its
+            # request": a host that goes away leaves its requests to finish, unanswered.
             gone = asyncio.ensure_future(_disconnected(receive))
             try:
                 await asyncio.wait((answered, gone), return_when=asyncio.FIRST_COMPLETED)
             finally:
                 gone.cancel()
-            if not answered.done():   # the host went away: its requests go unanswered
-                for rid, batch in list(session.batched.items()):
-                    if batch.deliver is not None and rid in session.tasks:
-                        session.tasks[rid].cancel()
+            if not answered.done():
                 return
         answer = answered.result()
         if answer == []:
