@@ -7,7 +7,8 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, REPO)
 
-from tinymcp.schema import number  # noqa: E402
+from tinymcp.jsonrpc import RpcError  # noqa: E402
+from tinymcp.schema import number, string  # noqa: E402
 
 
 def sim_server():
@@ -61,6 +62,19 @@ def build():
             "messages": [{"role": "user", "content": {"type": "text", "text": "2+2?"}}],
             "maxTokens": 10}, 20000)
         return {"answer": reply["content"]["text"]}
+
+    @server.tool("elicit", "Asks the user in a mode (form or url); says what came back.",
+                 inputs={"mode": string("form or url")}, ctx=True)
+    def elicit(mode, ctx):
+        params = {"mode": mode, "message": "Sign in to the cloud"}
+        if mode == "url":
+            params.update(elicitationId="e1", url="https://example.com/sign-in")
+        else:
+            params["requestedSchema"] = {"type": "object", "properties": {"name": string()}}
+        try:
+            return {"answer": ctx.request("elicitation/create", params, 20000)}
+        except RpcError as e:
+            return {"refused": {"code": e.code, "message": e.message, "data": e.data}}
 
     return server
 

@@ -55,8 +55,9 @@ def sse_messages(response_text):
 
 class HttpHost:
     # One MCP host over Streamable HTTP, written by hand so a test controls every byte.
-    def __init__(self, url, capabilities=None, headers=None):
+    def __init__(self, url, capabilities=None, headers=None, version="2025-11-25"):
         self.url = url
+        self.version = version
         self.headers = {"accept": ACCEPT, "content-type": "application/json"}
         self.headers.update(headers or {})
         self.capabilities = capabilities or {}
@@ -69,7 +70,7 @@ class HttpHost:
         all_headers = dict(self.headers)
         if self.sid:
             all_headers["mcp-session-id"] = self.sid
-            all_headers["mcp-protocol-version"] = "2025-11-25"
+            all_headers["mcp-protocol-version"] = self.version
         all_headers.update(headers)
         body = msg if type(msg) is bytes else json.dumps(msg).encode()
         response = httpx.post(self.url, content=body, headers=all_headers, timeout=timeout)
@@ -92,7 +93,7 @@ class HttpHost:
 
     def initialize(self):
         response, messages = self.post({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                                        "params": {"protocolVersion": "2025-11-25",
+                                        "params": {"protocolVersion": self.version,
                                                    "capabilities": self.capabilities,
                                                    "clientInfo": {"name": "hostile",
                                                                   "version": "0"}}})
@@ -108,7 +109,7 @@ class HttpHost:
 
         def run():
             headers = dict(self.headers, **{"mcp-session-id": self.sid,
-                                            "mcp-protocol-version": "2025-11-25",
+                                            "mcp-protocol-version": self.version,
                                             "accept": "text/event-stream"})
             try:
                 with httpx.stream("GET", self.url, headers=headers, timeout=None) as response:

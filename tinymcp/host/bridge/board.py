@@ -22,7 +22,8 @@ REPL_SIGNS = (b"NameError: name 'true'", b"NameError: name 'false'", b"NameError
               b"raw REPL; CTRL-B to exit")
 # Notifications only a client sends: seen from the board, they are an echo, not news.
 CLIENT_NOTIFICATIONS = ("notifications/initialized", "notifications/roots/list_changed")
-CLIENT_CAPABILITIES = {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {}}
+CLIENT_CAPABILITIES = {"roots": {"listChanged": True}, "sampling": {},
+                       "elicitation": {"form": {}, "url": {}}}
 LINK_KEY = protocol.LINK_KEY  # the board's link offer, in initialize's capabilities.experimental
 LINK_MODES = ("json", "auto", "cbor")
 MAX_GONE = 64   # requests the board was asked to drop but never answered, before it is reset

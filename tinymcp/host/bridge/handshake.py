@@ -3,6 +3,7 @@
 import asyncio
 import logging
 
+from tinymcp.context import missing
 from tinymcp.protocol import (CLIENT_NEEDS as NEEDS, INVALID_PARAMS, INVALID_REQUEST, LEVELS,
                               METHOD_NOT_FOUND, VERSIONS)
 
@@ -35,12 +36,19 @@ class HostCall:
             self.session.send(msg, None if gone else self.rid)
 
     def ask(self, msg, reply, ended):
-        # -> None when the host is asked (its answer goes to reply()), else why it is not.
+        # -> None when the host is asked (its answer goes to reply()), else why it is not: a
+        # reason, or the error itself. Never asked in a mode it did not declare (2025-11-25:
+        # "Servers MUST NOT send elicitation requests with modes that are not supported").
         session = self.session
         need = NEEDS[msg["method"]]
         if session.closed:
             return "the host it belongs to has gone"
-        if need not in session.client_caps:
+        lacks = missing(session.client_caps, msg["method"], msg.get("params"))
+        if lacks is not None and lacks[need]:   # the error the host itself would answer
+            mode = list(lacks[need])[0]
+            return {"code": INVALID_PARAMS, "message": "the host does not support %s mode %s"
+                    % (need, mode), "data": {"requiredCapabilities": lacks}}
+        if lacks is not None:
             return "the host does not support " + need
         oid, answer = session.ask(msg["method"], msg.get("params"), self.rid)
         task = asyncio.get_running_loop().create_task(self._relay(msg["id"], oid, answer, reply,

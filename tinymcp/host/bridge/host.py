@@ -5,6 +5,8 @@ import logging
 
 from tinymcp.protocol import INTERNAL_ERROR, INVALID_REQUEST, LEVELS
 
+BATCHES = "2025-03-26"   # the one revision with JSON-RPC batches
+
 log = logging.getLogger("tinymcp.bridge.host")
 
 # What the bridge offers before a board has ever answered (it is unplugged at start).
@@ -29,6 +31,39 @@ def capabilities(init):
     return dict(caps, logging={})  # the bridge always answers logging/setLevel
 
 
+def invalid(rid, why=None):
+    return {"jsonrpc": "2.0", "id": rid, "error": {
+        "code": INVALID_REQUEST, "message": "Invalid Request" + (": " + why if why else "")}}
+
+
+class Batch:
+    # The answers to one JSON-RPC batch, gathered: deliver(list) once the last one is in.
+    __slots__ = ("answers", "waiting", "deliver", "closed")
+
+    def __init__(self, deliver):
+        self.answers = []
+        self.waiting = 0      # its requests still being served
+        self.deliver = deliver
+        self.closed = False   # every message of the batch has been taken in
+
+    def add(self, answer):
+        self.answers.append(answer)
+
+    def done(self, answer):
+        # One request of the batch has ended: answered, or cancelled (answer None).
+        self.waiting -= 1
+        if answer is not None:
+            self.answers.append(answer)
+        if self.closed:
+            self.close()
+
+    def close(self):
+        self.closed = True
+        if not self.waiting and self.deliver is not None:
+            deliver, self.deliver = self.deliver, None
+            deliver(self.answers)
+
+
 class HostSession:
     # One MCP client. send(msg, related=None) delivers a message to it; related is the id of
     # the client's request a message belongs to (Streamable HTTP routes it to that stream).
@@ -51,6 +86,7 @@ class HostSession:
         self.level = LEVELS.index("info")
         self.tasks = {}            # host request id -> task serving it
         self.outgoing = {}         # our id for a request sent to the host -> future
+        self.batched = {}          # host request id -> the Batch its answer joins
         self._out_ids = itertools.count(1)
         self.closed = False
 
@@ -62,15 +98,35 @@ class HostSession:
         except Exception:   # a bug must cost this message, never the session or the bridge
             log.exception("handling a message from %s", self.label)
 
-    def _receive(self, msg):
+    def receive_batch(self, items, deliver):
+        # A JSON-RPC batch (a list): deliver(answer) is called once, with the list of the
+        # answers to its requests ([] for notifications and responses only). Only a 2025-03-26
+        # session takes one ("MUST support receiving JSON-RPC batches"); an empty batch, or one
+        # in any other revision, is answered by one Invalid Request (an object, not a list).
+        if not items or self.version != BATCHES or self.era != "handshake":
+            deliver(invalid(None, "an empty batch" if not items else
+                            "JSON-RPC batches are supported only in protocol " + BATCHES))
+            return
+        batch = Batch(deliver)
+        for msg in items:
+            try:
+                self._receive(msg, batch)
+            except Exception:
+                log.exception("handling a message from %s", self.label)
+        batch.close()
+
+    def _receive(self, msg, batch=None):
         rid = msg.get("id") if type(msg) is dict else None
         good_id = type(rid) in (int, str)
         method = msg.get("method") if type(msg) is dict else None
+        answer = self.send if batch is None else batch.add
+        if type(msg) is list and batch is None:
+            self.receive_batch(msg, lambda answers: answers and self.send(answers))
+            return
         if (type(msg) is not dict or msg.get("jsonrpc") != "2.0"
                 or ("id" in msg and not good_id and method is not None)
                 or (method is not None and type(method) is not str)):
-            self.send({"jsonrpc": "2.0", "id": rid if good_id else None,
-                       "error": {"code": INVALID_REQUEST, "message": "Invalid Request"}})
+            answer(invalid(rid if good_id else None))
             return
         if method is None:
             if good_id and ("result" in msg) != ("error" in msg):
@@ -88,10 +144,14 @@ class HostSession:
                 log.debug("dropped %s from %s: params is not an object", method, self.label)
             return
         if rid in self.tasks:
-            self.send({"jsonrpc": "2.0", "id": rid, "error": {
-                "code": INVALID_REQUEST, "message": "Invalid Request: id %r is in use by a "
-                "request still in flight" % (rid,)}})
+            answer(invalid(rid, "id %r is in use by a request still in flight" % (rid,)))
             return
+        if batch is not None:
+            if method == "initialize":   # 2025-03-26: "MUST NOT be part of a JSON-RPC batch"
+                answer(invalid(rid, "initialize must not be part of a JSON-RPC batch"))
+                return
+            batch.waiting += 1
+            self.batched[rid] = batch
         task = asyncio.get_running_loop().create_task(self._serve(rid, method, params))
         self.tasks[rid] = task
 
@@ -100,17 +160,22 @@ class HostSession:
             reply = await self._serve_request(self, rid, method, params)
         except asyncio.CancelledError:
             self.unanswered(rid)   # the host cancelled it: no response goes out
-            return
+            reply = None
         except Exception as e:
             log.exception("serving %s", method)
             reply = err(INTERNAL_ERROR, "Internal error in the bridge: %s" % e)
         finally:
             self.tasks.pop(rid, None)
-        if self.closed:
-            return
-        out = {"jsonrpc": "2.0", "id": rid}
-        out["error" if "error" in reply else "result"] = reply.get("error", reply.get("result"))
-        self.send(out, rid)
+        batch = self.batched.pop(rid, None)
+        out = None
+        if reply is not None and not self.closed:
+            out = {"jsonrpc": "2.0", "id": rid}
+            out["error" if "error" in reply else "result"] = reply.get("error",
+                                                                       reply.get("result"))
+        if batch is not None:
+            batch.done(out)
+        elif out is not None:
+            self.send(out, rid)
 
     def cancel(self, rid):
         task = self.tasks.get(rid) if type(rid) in (int, str) else None

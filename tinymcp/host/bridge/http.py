@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from tinymcp.protocol import HEADER_MISMATCH, STATELESS, VERSIONS
+from tinymcp.protocol import HEADER_MISMATCH, STATELESS, UNSUPPORTED_VERSION, VERSIONS
 
 from tinymcp.host.bridge.guard import MESSAGE, Connection, Guard, connection_cap, \
     quiet_accept_errors, reject
@@ -154,8 +154,12 @@ class HttpFront:
         request = Request(scope, receive)
         version = request.headers.get("mcp-protocol-version")
         if version is not None and version not in VERSIONS and version != STATELESS:
+            # 2026-07-28: 400 with an UnsupportedProtocolVersionError listing what is spoken.
+            supported = [STATELESS] + list(VERSIONS)
             await reject(400, "Bad Request: unsupported MCP-Protocol-Version %r (supported: %s)"
-                          % (version[:40], ", ".join(VERSIONS)))(scope, receive, send)
+                          % (version[:40], ", ".join(supported)), code=UNSUPPORTED_VERSION,
+                          data={"supported": supported, "requested": version[:40]})(
+                              scope, receive, send)
             return
         sid = request.headers.get("mcp-session-id")
         msg = scope.get(MESSAGE)
@@ -174,7 +178,10 @@ class HttpFront:
             self.used[sid] = anyio.current_time()
             self.busy[sid] += 1
             try:
-                await transport.handle_request(scope, receive, send)
+                if type(msg) is list:   # the SDK's transport takes one message per POST
+                    await self._batch(transport.host, msg, scope, receive, send)
+                else:
+                    await transport.handle_request(scope, receive, send)
             finally:
                 self.busy[sid] -= 1
                 if not self.busy[sid]:
@@ -210,6 +217,10 @@ class HttpFront:
             # A 2026-07-28 request without its MCP-Protocol-Version header: the checks say so.
             await self._stateless(request, msg, scope, receive, send)
             return
+        if type(msg) is list:
+            await reject(400, "Invalid Request: a JSON-RPC batch needs a session (initialize, "
+                          "alone, opens one)")(scope, receive, send)
+            return
         if type(msg) is not dict or msg.get("method") != "initialize":
             await reject(400, "Bad Request: Missing session ID")(scope, receive, send)
             return
@@ -232,6 +243,29 @@ class HttpFront:
         if status is None or status >= 400:
             self._forget(sid)
             await transport.terminate()
+
+    async def _batch(self, session, items, scope, receive, send):
+        # A JSON-RPC batch in a session's POST (2025-03-26): its requests served as any, their
+        # answers in one JSON array; 202 when it holds none. Other revisions refuse it (-32600).
+        answered = asyncio.get_running_loop().create_future()
+        session.receive_batch(items, answered.set_result)
+        if not answered.done():
+            # 2025-03-26: "Disconnection SHOULD NOT be interpreted as the client cancelling its
+            # request": a host that goes away leaves its requests to finish, unanswered.
+            gone = asyncio.ensure_future(_disconnected(receive))
+            try:
+                await asyncio.wait((answered, gone), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                gone.cancel()
+            if not answered.done():
+                return
+        answer = answered.result()
+        if answer == []:
+            await Response(status_code=202)(scope, receive, send)
+            return
+        await Response(json.dumps(answer, separators=(",", ":")),
+                       status_code=400 if type(answer) is dict else 200,
+                       media_type="application/json")(scope, receive, send)
 
     async def _stateless(self, request, msg, scope, receive, send):
         # One 2026-07-28 request: its headers checked against its body, then served by a host
@@ -331,6 +365,7 @@ class HttpFront:
 
         session = self.hosts.open_session(send, "http " + sid[:8], unanswered)
         transport.negotiated = lambda: session.version
+        transport.host = session
         try:
             async with transport.connect() as (read, write), anyio.create_task_group() as tg:
                 task_status.started()
@@ -345,6 +380,8 @@ class HttpFront:
                                 log.warning("dropped a malformed message for the host: %s", e)
                                 continue
                             meta = None
+                            if related in session.batched:
+                                related = None   # a batch's answer has no SSE stream: GET's
                             if "method" in msg and related is not None:
                                 meta = ServerMessageMetadata(related_request_id=related)
                             await write.send(SessionMessage(message, metadata=meta))

@@ -478,9 +478,11 @@ class Router:
                 board.asks[bid] = call
                 running.future.add_done_callback(lambda _f: board.asks.pop(bid, None))
                 return
-        log.info("refused the board's %s: %s", method, why)
-        session.respond({"jsonrpc": "2.0", "id": bid, "error": {
-            "code": METHOD_NOT_FOUND, "message": "%s cannot reach a client: %s" % (method, why)}})
+        if type(why) is not dict:
+            why = {"code": METHOD_NOT_FOUND,
+                   "message": "%s cannot reach a client: %s" % (method, why)}
+        log.info("refused the board's %s: %s", method, why["message"])
+        session.respond({"jsonrpc": "2.0", "id": bid, "error": why})
 
     # -- list changes -----------------------------------------------------------------------
 

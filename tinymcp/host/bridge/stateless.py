@@ -8,6 +8,7 @@ from mcp.shared.inbound import classify_inbound_request
 from mcp_types import (CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY,
                        SERVER_INFO_META_KEY)
 
+from tinymcp.context import missing
 from tinymcp.protocol import (CLIENT_NEEDS as NEEDS, HANDSHAKE_ONLY, INVALID_PARAMS,
                               INVALID_REQUEST, LEVELS, METHOD_NOT_FOUND, MISSING_CAPABILITY,
                               RESOURCE_NOT_FOUND, STATELESS, SUBSCRIPTION_META,
@@ -216,13 +217,18 @@ class Stateless:
             return exchange.call.result()
         bid, ask_method, ask_params, reply = exchange.asked.result()
         need = NEEDS[ask_method]
-        if need not in caps:
+        lacks = missing(caps, ask_method, ask_params)
+        if lacks is not None:   # never asked in a capability or mode the host lacks
+            mode = list(lacks[need])
+            what = need + (" mode " + mode[0] if mode else "")
             reply({"jsonrpc": "2.0", "id": bid, "error": {
-                "code": METHOD_NOT_FOUND, "message": "the client does not support " + need}})
+                "code": INVALID_PARAMS if mode else METHOD_NOT_FOUND,
+                "message": "the client does not support " + what,
+                "data": {"requiredCapabilities": lacks}}})
             # The host gets its answer now; the board's call ends on its own, unseen.
             exchange.call.add_done_callback(log_failure)
-            reply = err(MISSING_CAPABILITY, "Missing required client capability: " + need)
-            reply["error"]["data"] = {"requiredCapabilities": {need: {}}}
+            reply = err(MISSING_CAPABILITY, "Missing required client capability: " + what)
+            reply["error"]["data"] = {"requiredCapabilities": lacks}
             return reply
         exchange.rounds += 1
         exchange.key = "%s-%d" % (need, exchange.rounds)
