@@ -15,8 +15,8 @@ HOST_ONLY = ("ports/cpython/", "tinymcp/host/")   # never shipped: CPython-only 
 
 
 def repo_root(root=None):
-    # The checkout's root (tinymcp-firmware's qemu sources want one); deploy itself uses
-    # tree.device_tree, which also finds an installed tinymcp's device tree.
+    # The checkout's root, for what only a checkout has (--manifests rewrites its package*.json);
+    # deploy and firmware use tree.device_tree, which also finds an installed tinymcp's tree.
     tree = device_tree(root)
     if tree.core != tree.device:
         raise DeployError("this needs a tinymcp checkout; this tinymcp is installed (%s)" % tree.core)
