@@ -124,3 +124,33 @@ def test_board_messages_that_are_not_json_rpc_are_dropped(fake_board, stdio_brid
     assert not [n for n in host.notes if n["method"] == "notifications/whatever"]
     assert not [n for n in host.notes if n["method"] == "notifications/message"]
     assert host.noise == []
+
+
+def test_a_board_that_floods_its_log_is_rate_limited_and_the_host_told_how_much_was_dropped(
+        fake_board, stdio_bridge):
+    # logging: servers "SHOULD rate limit log messages". 2,000 lines at once reach the host as at
+    # most a burst and then the rate; the next line after a pause comes behind a warning, and the
+    # warnings count every line dropped.
+    from tinymcp.host.bridge.host import LOG_BURST
+    board = fake_board()
+    host = stdio_bridge(board.device, "--timeout", str(SLOW))
+    host.initialize()
+    line = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning",' \
+           b'"data":"flood"}}\n'
+    board.write(line * 2000)
+    assert host.request("ping", timeout=30)["result"] == {}
+    time.sleep(1.0)
+    board.send({"jsonrpc": "2.0", "method": "notifications/message",
+                "params": {"level": "warning", "data": "after"}})
+    assert host.request("ping")["result"] == {}
+    end = time.monotonic() + 10
+    while not [n for n in host.notes if n["params"].get("data") == "after"]:
+        assert time.monotonic() < end, "the line after the flood never came"
+        host.request("ping")
+    logs = [n["params"] for n in host.notes if n["method"] == "notifications/message"]
+    flood = [p for p in logs if p["data"] == "flood"]
+    told = [p["data"] for p in logs if type(p["data"]) is dict and "dropped" in p["data"]]
+    assert len(flood) < 2000 and len(flood) >= LOG_BURST, len(flood)
+    assert told and sum(t["dropped"] for t in told) + len(flood) == 2000, told
+    assert logs[-1]["data"] == "after" and logs[-2]["data"] is told[-1]
+    assert host.noise == []

@@ -12,6 +12,7 @@ import pytest
 
 from tests.bridge.conftest import BRIDGE, clean_env, free_port
 from tests.hostile.conftest import SLOW, HttpHost, rss_mb
+from tests.hostile.fakeboard import GOOD_INIT
 
 TESTBOARD = "tests/bridge/testboard.py"
 
@@ -203,9 +204,11 @@ def test_a_token_on_the_command_line_is_warned_about(http_front):
 
 
 def test_a_host_that_stops_reading_its_stream_costs_bounded_memory(fake_board, http_front):
-    # The board logs 40,000 lines; host A's GET stream stopped reading after its headers.
-    line = json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
-                       "params": {"level": "warning", "data": "x" * 150}}).encode() + b"\n"
+    # The board sends 40,000 updates of a resource host A subscribed to; A's GET stream stopped
+    # reading after its headers. (Log lines would be rate limited long before: see test_boards.)
+    uri = "sensor://" + "x" * 150
+    line = json.dumps({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                       "params": {"uri": uri}}).encode() + b"\n"
     written = threading.Event()
 
     def flood(board, msg):
@@ -218,11 +221,13 @@ def test_a_host_that_stops_reading_its_stream_costs_bounded_memory(fake_board, h
             board.later(write)
             return True
         return False
-    board = fake_board(on_request=flood)
+    board = fake_board(on_request=flood, init_result=dict(
+        GOOD_INIT, capabilities=dict(GOOD_INIT["capabilities"], resources={"subscribe": True})))
     url, proc = http_front("--port", board.device, "--timeout", str(SLOW))
     a, b = HttpHost(url), HttpHost(url)
     a.initialize()
     b.initialize()
+    assert a.request("resources/subscribe", {"uri": uri})["result"] == {}
     where = url.split("/")[2]
     stalled = socket.socket()
     stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -239,7 +244,7 @@ def test_a_host_that_stops_reading_its_stream_costs_bounded_memory(fake_board, h
         assert written.wait(SLOW), "the bridge stopped reading the board"
         assert "result" in b.request("tools/call", {"name": "echo", "arguments": {"n": 2}})
         grown = rss_mb(proc.proc.pid) - before
-        print("bridge RSS grew %.1f MB over 40,000 notifications to a stalled stream" % grown)
+        print("bridge RSS grew %.1f MB over 40,000 updates to a stalled stream" % grown)
         assert grown < 40, grown
         proc.wait_stderr("is not reading: dropping its notifications")
     finally:

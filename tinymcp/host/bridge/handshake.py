@@ -33,7 +33,7 @@ class HostCall:
 
     def log(self, msg, rank, gone):
         if not self.session.closed and rank >= self.session.level:
-            self.session.send(msg, None if gone else self.rid)
+            self.session.send_log(msg, None if gone else self.rid)
 
     def ask(self, msg, reply, ended):
         # -> None when the host is asked (its answer goes to reply()), else why it is not: a

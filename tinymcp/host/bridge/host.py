@@ -2,10 +2,16 @@
 import asyncio
 import itertools
 import logging
+import time
 
 from tinymcp.protocol import INTERNAL_ERROR, INVALID_REQUEST, LEVELS
 
 BATCHES = "2025-03-26"   # the one revision with JSON-RPC batches
+# Board log lines a host is sent at most: LOG_BURST at once, LOG_RATE a second after that; the
+# rest are dropped and counted (logging: servers "SHOULD rate limit log messages"). A board that
+# floods its log must not cost every host the time to take each line.
+LOG_RATE = 100.0
+LOG_BURST = 200
 
 log = logging.getLogger("tinymcp.bridge.host")
 
@@ -89,6 +95,9 @@ class HostSession:
         self.batched = {}          # host request id -> the Batch its answer joins
         self._out_ids = itertools.count(1)
         self.closed = False
+        self.logs_dropped = 0      # board log lines not sent since the last one that was
+        self._log_allowance = float(LOG_BURST)
+        self._log_at = time.monotonic()
 
     def receive(self, msg):
         # One message from the host, already decoded. Malformed requests are answered with
@@ -176,6 +185,29 @@ class HostSession:
             batch.done(out)
         elif out is not None:
             self.send(out, rid)
+
+    def send_log(self, msg, related=None):
+        # A board's notifications/message to this host, within its rate (LOG_RATE, LOG_BURST).
+        # Once lines are dropped, none passes until half the burst is allowed again; the next
+        # that passes then is preceded by one warning saying how many were dropped.
+        now = time.monotonic()
+        self._log_allowance = min(LOG_BURST, self._log_allowance + (now - self._log_at) * LOG_RATE)
+        self._log_at = now
+        if self._log_allowance < (LOG_BURST / 2 if self.logs_dropped else 1):
+            if not self.logs_dropped:
+                log.warning("%s: board logs arrive faster than %d a second: dropping the rest",
+                            self.label, LOG_RATE)
+            self.logs_dropped += 1
+            return
+        self._log_allowance -= 1
+        if self.logs_dropped:
+            self.send({"jsonrpc": "2.0", "method": "notifications/message",
+                       "params": {"level": "warning", "logger": "tinymcp-bridge",
+                                  "data": {"dropped": self.logs_dropped,
+                                           "why": "board logs came faster than %d a second"
+                                                  % LOG_RATE}}}, related)
+            self.logs_dropped = 0
+        self.send(msg, related)
 
     def cancel(self, rid):
         task = self.tasks.get(rid) if type(rid) in (int, str) else None

@@ -76,4 +76,4 @@ class Hosts:
         rank = LEVELS.index(msg["params"]["level"])
         for session in self._handshake_sessions():
             if rank >= session.level:
-                session.send(msg)
+                session.send_log(msg)

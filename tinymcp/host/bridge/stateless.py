@@ -77,7 +77,7 @@ class Exchange:
     def log(self, msg, rank, gone):
         wanted = self.session.log_levels.get(self.rid)
         if not self.session.closed and wanted is not None and rank >= wanted and not gone:
-            self.session.send(msg, self.rid)
+            self.session.send_log(msg, self.rid)
 
     def ask(self, msg, reply, ended):
         # The board asks the client during this call: the question goes back to the host in an
