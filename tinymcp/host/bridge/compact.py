@@ -41,6 +41,10 @@ def _quoted(value):
     return "%r" % (value,) if type(value) is not str else "'%s'" % value
 
 
+def _agree(one, other):
+    return all(one.get(key) == other.get(key) for key in SHARED)
+
+
 def _fits(tool):
     # A tool can take the bridge's BOARD argument: a valid name, an object schema without one.
     schema = tool.get("inputSchema")
@@ -50,8 +54,9 @@ def _fits(tool):
 
 def surface(boards):
     # boards: [(label, catalog)] of the boards hosts see now, in order -> {host name: Entry}.
-    # A name whose boards all agree (SHARED) is one tool; otherwise each board's keeps its
-    # labelled name (LABEL_TOOL, as without --compact).
+    # Of the boards having a tool of one name, the most that agree (SHARED; the first board's
+    # kind on a tie) share it under that name; every other keeps its labelled name (LABEL_TOOL,
+    # as without --compact), so one odd board splits nothing off the others.
     by_name = {}
     for label, catalog in boards:
         for tool in catalog.items["tools"] or ():
@@ -59,14 +64,21 @@ def surface(boards):
                 by_name.setdefault(tool["name"], []).append((label, tool))
     entries, apart = {}, []
     for name, having in by_name.items():
-        first = having[0][1]
-        if all(_fits(tool) and all(tool.get(k) == first.get(k) for k in SHARED)
-               for _label, tool in having):
-            labels = [label for label, _tool in having]
-            entries[name] = Entry(_shared(first, labels), {label: name for label in labels},
-                                  True)
-        else:
-            apart += having
+        kinds = []   # [[(label, tool), ...] of one signature], in the order first seen
+        for label, tool in having:
+            same = next((kind for kind in kinds if _agree(kind[0][1], tool)), None)
+            if same is None:   # agreeing tools fit alike: the same name and inputSchema
+                kinds.append([(label, tool)])
+            else:
+                same.append((label, tool))
+        shared = max((kind for kind in kinds if _fits(kind[0][1])), key=len, default=())
+        for kind in kinds:
+            if kind is not shared:
+                apart += kind
+        if shared:
+            labels = [label for label, _tool in shared]
+            entries[name] = Entry(_shared(shared[0][1], labels),
+                                  {label: name for label in labels}, True)
     shown = {label: {own: host for host, own in catalog.names["tools"].items()}
              for label, catalog in boards}
     for label, tool in apart:
@@ -98,8 +110,9 @@ def _shared(tool, labels):
 def instructions(entries):
     # The instructions' lines on tools: how the surface is made, and where each tool runs.
     lines = ["A tool several boards have appears once, with a %r argument naming the board to "
-             "run it on (its schema lists the labels that have it); a tool whose boards "
-             "differ in its schema is LABEL_TOOL, one per board. The tools:" % BOARD]
+             "run it on (its schema lists the labels that have it); a board whose tool differs "
+             "from the one most boards have (its schema, annotations) has it as LABEL_TOOL. "
+             "The tools:" % BOARD]
     for host, entry in entries.items():
         lines.append("- %s: %s" % (host, ", ".join(entry.targets)))
     return lines
