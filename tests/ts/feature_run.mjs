@@ -239,7 +239,7 @@ async function main() {
   });
 
   const watched = resources.find((r) => /watched/.test(r.uri))
-    ?? resources.find((r) => r.uri === "sensor://temperature");
+    ?? resources.find((r) => r.uri.endsWith("sensor://temperature"));   // LABEL+ behind a bridge
   await feature("subscribe", caps.resources?.subscribe && watched, async () => {
     // 2026-07-28: a subscriptions/listen stream instead of resources/subscribe.
     const stream = modern ? await client.listen({ resourceSubscriptions: [watched.uri] })
@@ -251,8 +251,8 @@ async function main() {
   });
 
   const prompts = caps.prompts ? (await client.listPrompts()).prompts : [];
-  await feature("prompts", caps.prompts, async () => {
-    check(prompts.length > 0, "prompts/list is empty");
+  // A bridge of several boards declares prompts whether or not a board has one: none is absent.
+  await feature("prompts", prompts.length > 0, async () => {
     for (const prompt of prompts) {
       const args = Object.fromEntries((prompt.arguments ?? []).map((a) => [a.name, "test://x"]));
       const got = await client.getPrompt({ name: prompt.name, arguments: args });

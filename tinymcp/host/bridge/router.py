@@ -26,6 +26,7 @@ LIST_CHANGED = {"notifications/tools/list_changed": "tools",
                 "notifications/resources/list_changed": "resources"}
 LIST_CHANGED_GAP = 0.25   # seconds: a burst of list changes is told once per gap
 MAX_PAGES = 100           # pages of one list the bridge follows (a board may loop its cursors)
+LIST_WAIT = 5.0           # seconds a list waits for boards that are starting when none is ready
 SETTLE = 2.0              # seconds a host's initialize waits for the other boards once one is ready
 BRIDGE_INFO = {"name": "tinymcp-bridge", "version": "0.1.0"}
 # What hosts are told with several boards: boards come and go, and their lists with them.
@@ -199,6 +200,8 @@ class Router:
         if not self.several:
             return await self._forward(self.boards[0], method, params, call)
         if method in LISTS:
+            if not any(b.listed for b in self.boards):   # a 2026-07-28 host has no initialize
+                await self._settle(LIST_WAIT)           # to wait in: its first list waits
             return self._list(LISTS[method], params)
         board, params = self._target(method, params)
         if board is None:
