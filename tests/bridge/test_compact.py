@@ -14,7 +14,8 @@ from mcp import Client, StdioServerParameters
 from tests.bridge.conftest import REPO, TESTBOARD, LineClient, bridge_script, clean_env
 from tests.bridge.test_several_boards import SIM_TOOLS, Changes, led_volts
 from tests.windows_shim import as_on_windows  # noqa: F401  (each test also as if on Windows)
-from tinymcp.host.bridge.catalog import NAME
+from tinymcp.host.bridge.catalog import NAME, Catalog
+from tinymcp.host.bridge.compact import surface
 
 VARIANT = os.path.join(REPO, "tests", "bridge", "variantboard.py")
 FOUR = ["--sim", "a=sim", "--sim", "b=sim", "--sim", "c=sim", "--sim", "t=" + TESTBOARD]
@@ -159,3 +160,35 @@ def test_with_one_board_compact_changes_nothing(as_on_windows):
         assert not [t for t in tools if "board" in t["inputSchema"].get("properties", {})]
     finally:
         client.stop()
+
+
+def catalog_of(label, *tools):
+    catalog = Catalog()
+    catalog.learn("tools", list(tools), label)
+    return label, catalog
+
+
+def adc(maximum, description="Read an ADC channel."):
+    return {"name": "read_adc", "description": description, "inputSchema": {
+        "type": "object", "properties": {"channel": {"type": "integer", "maximum": maximum}},
+        "required": ["channel"]}}
+
+
+def test_the_most_boards_that_agree_share_a_tool_and_the_first_board_breaks_a_tie(as_on_windows):
+    if as_on_windows:
+        pytest.skip("nothing OS-specific here")
+    # Three boards with four channels, one with eight: the three share read_adc.
+    tools = surface([catalog_of("a", adc(7)), catalog_of("b", adc(3)),
+                     catalog_of("c", adc(3, "Newer words.")), catalog_of("d", adc(3))])
+    assert sorted(tools) == ["a_read_adc", "read_adc"]
+    assert tools["read_adc"].targets == {"b": "read_adc", "c": "read_adc", "d": "read_adc"}
+    assert tools["read_adc"].tool["description"].startswith("Read an ADC channel.")
+    assert tools["a_read_adc"].tool["inputSchema"]["properties"] == {
+        "channel": {"type": "integer", "maximum": 7}}   # no board argument: a's own
+    # One against one: the first board's kind is shared.
+    tie = surface([catalog_of("a", adc(7)), catalog_of("b", adc(3))])
+    assert tie["read_adc"].targets == {"a": "read_adc"} and "b_read_adc" in tie
+    # The board argument is taken out of what the board sees.
+    assert tools["read_adc"].route({"board": "c", "channel": 1}) == ("c", "read_adc",
+                                                                      {"channel": 1})
+    assert tools["read_adc"].route({"channel": 1})[0] is None
