@@ -192,3 +192,4 @@ def test_the_most_boards_that_agree_share_a_tool_and_the_first_board_breaks_a_ti
     assert tools["read_adc"].route({"board": "c", "channel": 1}) == ("c", "read_adc",
                                                                       {"channel": 1})
     assert tools["read_adc"].route({"channel": 1})[0] is None
+    assert "b, c, d" in tools["read_adc"].route({"board": ["b"], "channel": 1})[1]

@@ -27,7 +27,7 @@ class Entry:
         label = arguments.pop(BOARD, None)
         if label is None and len(self.targets) == 1:
             label = next(iter(self.targets))
-        if label in self.targets:
+        if type(label) is str and label in self.targets:   # a list or an object is no label
             return label, self.targets[label], arguments
         labels = ", ".join(self.targets)
         if label is None:
