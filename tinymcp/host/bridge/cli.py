@@ -46,6 +46,9 @@ def build_parser():
     p.add_argument("--token",
                    help="bearer token HTTP clients must send; required on a non-loopback bind. "
                         "Every local user can read a command line: prefer $%s" % TOKEN_ENV)
+    p.add_argument("--compact", action="store_true",
+                   help="with several boards: a tool they share is listed once, with a board "
+                        "argument naming which (not LABEL_TOOL for each)")
     p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
                    help="seconds the board has to answer one request (default 10)")
     p.add_argument("--link", default="json", choices=("json", "auto", "cbor"),
@@ -253,7 +256,7 @@ async def run(args, specs, several, opened, http, sock, demo):
                                                    args.board_token),
                                  args.timeout, link_mode=args.link, restart=not args.no_restart)
 
-    hosts = Hosts(functools.partial(Router, several), args.timeout)
+    hosts = Hosts(functools.partial(Router, several, compact=args.compact), args.timeout)
     router = hosts.router
     sims = []
     for spec, device, port, sim in opened:

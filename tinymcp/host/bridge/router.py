@@ -10,6 +10,7 @@ import logging
 from tinymcp.protocol import (CLIENT_NEEDS as NEEDS, INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND,
                               RESOURCE_NOT_FOUND)
 
+from tinymcp.host.bridge import compact as compact_surface
 from tinymcp.host.bridge.catalog import (KINDS, LISTS, OFFERS, Catalog, labelled_uri, outward,
                                          slug, split_name, split_uri)
 from tinymcp.host.bridge.host import err, log_failure
@@ -25,6 +26,7 @@ LIST_CHANGED = {"notifications/tools/list_changed": "tools",
                 "notifications/resources/list_changed": "resources"}
 LIST_CHANGED_GAP = 0.25   # seconds: a burst of list changes is told once per gap
 MAX_PAGES = 100           # pages of one list the bridge follows (a board may loop its cursors)
+LIST_WAIT = 5.0           # seconds a list waits for boards that are starting when none is ready
 SETTLE = 2.0              # seconds a host's initialize waits for the other boards once one is ready
 BRIDGE_INFO = {"name": "tinymcp-bridge", "version": "0.1.0"}
 # What hosts are told with several boards: boards come and go, and their lists with them.
@@ -58,12 +60,14 @@ class Board:
 
 
 class Router:
-    # several: tools are LABEL_TOOL and resources LABEL+URI (two or more boards, or --port auto).
+    # several: tools are LABEL_TOOL and resources LABEL+URI (two or more boards, or --port auto);
+    # compact (with several): a tool the boards share is one, with a "board" argument (compact.py).
     # on_list_changed(method), on_updated(uri, params) and on_log(msg) tell the hosts what no
     # single host call owns.
 
-    def __init__(self, several, on_list_changed, on_updated, on_log):
+    def __init__(self, several, on_list_changed, on_updated, on_log, compact=False):
         self.several = several
+        self.compact = several and compact
         self.on_list_changed = on_list_changed
         self.on_updated = on_updated
         self.on_log = on_log
@@ -159,9 +163,13 @@ class Router:
                 line += ". " + init["instructions"]
             lines.append(line)
         instructions = (
-            "This bridge serves several boards. A tool's or prompt's name starts with its "
-            "board's label and an underscore (LABEL_TOOL), a resource's URI with the label and "
-            "a plus (LABEL+URI). The boards:\n" + "\n".join(lines or ["- none connected now"]))
+            "This bridge serves several boards. A %s name starts with its board's label and an "
+            "underscore (%s), a resource's URI with the label and a plus (LABEL+URI). The "
+            "boards:\n" % (("prompt's", "LABEL_PROMPT") if self.compact else
+                           ("tool's or prompt's", "LABEL_TOOL"))
+            + "\n".join(lines or ["- none connected now"]))
+        if self.compact:
+            instructions += "\n" + "\n".join(compact_surface.instructions(self._surface()))
         return {"protocolVersion": "2025-11-25", "capabilities": caps,
                 "serverInfo": self.server_info(), "instructions": instructions}
 
@@ -192,6 +200,8 @@ class Router:
         if not self.several:
             return await self._forward(self.boards[0], method, params, call)
         if method in LISTS:
+            if not any(b.listed for b in self.boards):   # a 2026-07-28 host has no initialize
+                await self._settle(LIST_WAIT)           # to wait in: its first list waits
             return self._list(LISTS[method], params)
         board, params = self._target(method, params)
         if board is None:
@@ -206,14 +216,41 @@ class Router:
         # page, whatever any board is doing.
         if params.get("cursor") is not None:
             return err(INVALID_PARAMS, "Invalid params: this list has one page; no cursor")
+        if kind == "tools" and self.compact:
+            return {"result": {"tools": [e.tool for e in self._surface().values()]}}
         items = []
         for board in self.boards:
             if board.listed:
                 items += board.catalog.listing(kind, board.label)
         return {"result": {KINDS[kind][1]: items}}
 
+    def _surface(self):
+        return compact_surface.surface([(b.label, b.catalog) for b in self.boards if b.listed])
+
+    def _compact_target(self, params):
+        # A call by its compact name -> (the board, params in its names) or (None, the reply);
+        # None when the name is not one (LABEL_TOOL still reaches a board's tool).
+        name = params.get("name")
+        entries = self._surface()
+        entry = entries.get(name)
+        if entry is None:
+            if type(name) is not str or self._labelled(split_name(name)[0]) is not None:
+                return None
+            return None, err(INVALID_PARAMS, "Unknown tool: %s (the tools: %s)"
+                             % (name, ", ".join(entries) or "none while no board is ready"))
+        arguments = params.get("arguments")
+        label, own, arguments = entry.route(arguments if type(arguments) is dict else {})
+        if label is None:
+            return None, {"result": {"content": [{"type": "text", "text": own}],
+                                     "isError": True}}
+        return self._labelled(label), dict(params, name=own, arguments=arguments)
+
     def _target(self, method, params):
         # -> (the board, params in its own names), or (None, an error reply).
+        if method == "tools/call" and self.compact:
+            found = self._compact_target(params)
+            if found is not None:
+                return found
         if method in ("tools/call", "prompts/get"):
             return self._by_name("tools" if method == "tools/call" else "prompts", params,
                                  params.get("name"), lambda own: dict(params, name=own))
