@@ -15,15 +15,6 @@ import sys
 from tinymcp.clock import ticks_ms, ticks_diff
 
 SKIP_FLAG = "noserve"
-NETWORK = "network.json"   # ports/micropython/wifi.py SETTINGS
-
-
-def _exists(path):
-    try:
-        os.stat(path)
-        return True
-    except OSError:
-        return False
 
 
 def skip_reason(button=None, flag=SKIP_FLAG):
@@ -35,8 +26,11 @@ def skip_reason(button=None, flag=SKIP_FLAG):
         except Exception:
             pass  # a button that cannot be read is not a reason to stay off the air
     if flag:
-        if _exists(flag):
+        try:
+            os.stat(flag)
             return "flag file '" + flag + "' exists (remove it to serve)"
+        except OSError:
+            pass
     return None
 
 
@@ -85,36 +79,26 @@ def start(build, button=None, flag=SKIP_FLAG, heartbeat=None, watchdog_ms=None, 
     if wdt is not None or heartbeat is not None:
         server.poll = Idle(server.poll, heartbeat, wdt)
     try:
-        if serve is None and stream is None and _exists(NETWORK):
-            # network.json on the board: serve on Wi-Fi (ports/micropython/wifi.py). Without
-            # it the network code is neither loaded nor shipped (tinymcp-deploy leaves it out).
-            why = _network(server)
-            if why is None:
-                return "network"
-            print("tinymcp: not on the network: " + why + "; serving over USB")
+        if serve is None and stream is None:
+            try:
+                os.stat("network.json")
+            except OSError:   # none: no network code is loaded (tinymcp-deploy ships none)
+                pass
+            else:   # serve on Wi-Fi (ports/micropython/wifi.py)
+                try:
+                    from ports.micropython.wifi import start as on_network
+                    why = on_network(server)
+                except ImportError:   # deployed without it: tinymcp-deploy --wifi ships it
+                    why = "this image has no network code for network.json (tinymcp-deploy --wifi)"
+                if why is None:
+                    return "network"
+                print("tinymcp: not on the network: " + why + "; serving over USB")
         if serve is None:
             from ports import serve
         return serve(server, stream)
     finally:
         if wdt is not None:
             _keep_fed(wdt)
-
-
-def _network(server):
-    # Serve on the network network.json names: -> None once that ended, else why not.
-    try:
-        from ports.micropython import wifi
-        found, why = wifi.settings()   # imports ports.mqtt for an "mqtt" section
-    except ImportError:   # deployed without it: tinymcp-deploy --wifi SSID ships the network code
-        return NETWORK + " is there but this image lacks the network code it needs " \
-                         "(tinymcp-deploy --wifi)"
-    if found:
-        try:
-            wifi.serve(server, found)
-            return None
-        except (ImportError, OSError) as e:  # no radio, or the network would not have it
-            why = str(e) or e.__class__.__name__
-    return why or NETWORK + " cannot be read"
 
 
 def _keep_fed(wdt):

@@ -107,8 +107,8 @@ def test_a_usb_image_given_a_network_json_says_why_and_serves_over_usb(repo, tmp
                          input=(json.dumps(hello) + "\n").encode(), stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, env=dict(os.environ, MICROPYPATH="."))
     lines = run.stdout.decode().splitlines()
-    assert lines[0] == ("tinymcp: not on the network: network.json is there but this image "
-                        "lacks the network code it needs (tinymcp-deploy --wifi); serving over USB")
+    assert lines[0] == ("tinymcp: not on the network: this image has no network code for "
+                        "network.json (tinymcp-deploy --wifi); serving over USB")
     assert json.loads(lines[1])["result"]["serverInfo"]["name"] == "wifi-test-board"
 
 
