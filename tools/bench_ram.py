@@ -310,7 +310,7 @@ def report_lines(found):
     for e in found["experiments"]:
         if e["name"] in ("warmup", "empty"):
             continue
-        lines.append("| %s | %.1f B | %.1f B | %d |" % (e["what"], e["per_one"], e["mpy_per_one"],
+        lines.append("| %s | %.1f B | %.1f B | %d |" % (e["what"], max(0.0, e["per_one"]), e["mpy_per_one"],
                                                         e["qstrs"]))
     empty = [e for e in found["experiments"] if e["name"] == "empty"][0]
     warm = [e for e in found["experiments"] if e["name"] == "warmup"][0]
