@@ -171,8 +171,9 @@ def loaded_by_build(tree, board):
     return set(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def measure(node, quick=False):
-    # -> {"experiments": [...], "boards": {label: [...]}, "costs": {...}} (see report_lines).
+def measure(node):
+    # -> {"experiments": [...], "boards": {label: [module rows]}} (see report_lines); node: the
+    # node binary that runs the WebAssembly build.
     sys.path.insert(0, os.path.join(ROOT, "tools"))
     from bench import build_tree
     from tinymcp.host.deploy.files import board_files
@@ -211,8 +212,6 @@ def measure(node, quick=False):
             order, rels = dependency_order(tree, board, files)
             at_build = loaded_by_build(tree, board)
             main_name = module_name(board.prefix + "main.py", board.name)
-            if main_name not in rels:
-                main_name = "ref_board" if board.name == "ref_board" else main_name
             groups = {}
             for name in order:
                 group = ("build" if name in at_build or name == main_name else
@@ -222,19 +221,17 @@ def measure(node, quick=False):
             first = [n for n in order if groups[n] == "build"]
             later = [n for n in order if groups[n] != "build"]
             later.sort(key=lambda n: groups[n] != "serve")   # serve first, then on demand
-            probe_main = "boards.%s.main" % board.name if board.name != "ref_board" else "ref_board"
-            names = [probe_main if n == main_name else n for n in first] + later
+            names = first + later
             packages = sorted({n.rsplit(".", 1)[0] for n in names if "." in n}
                               | {n for n in names if n in ("tinymcp", "ports")})
             packages = [p for p in packages if p != "boards" and not p.startswith("boards.")]
             result, qstrs = run_probe(node, mpy_tree, [
-                "order=" + ",".join(first_then(names, len(first))), "board=" + probe_main,
+                "order=" + ",".join(first_then(names, len(first))), "board=" + main_name,
                 "packages=" + ",".join(sorted(packages, key=lambda p: p.count(".")))])
             steps = steps_with_qstrs(result, qstrs)
             rows = []
             for name, held, nq, qbytes, pool in steps:
-                dotted = main_name if name == probe_main else name
-                rel = rels.get(dotted)
+                rel = rels.get(name)
                 mpy = None
                 if rel is not None:
                     dest = rel[:-3] + ".mpy"
@@ -243,7 +240,7 @@ def measure(node, quick=False):
                     path = os.path.join(mpy_tree, *dest.split("/"))
                     mpy = os.path.getsize(path) if os.path.exists(path) else None
                 counts = source_counts(tree.source(rel, board)) if rel else None
-                rows.append({"module": name, "group": groups.get(dotted, "build"), "held": held,
+                rows.append({"module": name, "group": groups.get(name, "build"), "held": held,
                              "mpy": mpy, "qstrs": nq, "qstr_bytes": qbytes, "pool": pool,
                              "source": counts, "path": tree.source(rel, board) if rel else None})
             found["boards"][label] = rows
@@ -310,8 +307,8 @@ def report_lines(found):
     for e in found["experiments"]:
         if e["name"] in ("warmup", "empty"):
             continue
-        lines.append("| %s | %.1f B | %.1f B | %d |" % (e["what"], max(0.0, e["per_one"]), e["mpy_per_one"],
-                                                        e["qstrs"]))
+        lines.append("| %s | %.1f B | %.1f B | %d |" % (
+            e["what"], max(0.0, e["per_one"]), e["mpy_per_one"], e["qstrs"]))
     empty = [e for e in found["experiments"] if e["name"] == "empty"][0]
     warm = [e for e in found["experiments"] if e["name"] == "warmup"][0]
     lines += ["", "An empty module holds %d B (its module object, dict and name); the first "
