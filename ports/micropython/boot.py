@@ -80,15 +80,18 @@ def start(build, button=None, flag=SKIP_FLAG, heartbeat=None, watchdog_ms=None, 
         server.poll = Idle(server.poll, heartbeat, wdt)
     try:
         if serve is None and stream is None:
-            # network.json on the board: serve on Wi-Fi (ports/micropython/wifi.py)
-            from ports.micropython import wifi
-            found, why = wifi.settings()
-            if found:
+            try:
+                os.stat("network.json")
+            except OSError:   # none: no network code is loaded (tinymcp-deploy ships none)
+                pass
+            else:   # serve on Wi-Fi (ports/micropython/wifi.py)
                 try:
-                    return wifi.serve(server, found)
-                except (ImportError, OSError) as e:  # no radio, or the network would not have it
-                    why = str(e) or e.__class__.__name__
-            if why:
+                    from ports.micropython.wifi import start as on_network
+                    why = on_network(server)
+                except ImportError:   # deployed without it: tinymcp-deploy --wifi ships it
+                    why = "this image has no network code for network.json (tinymcp-deploy --wifi)"
+                if why is None:
+                    return "network"
                 print("tinymcp: not on the network: " + why + "; serving over USB")
         if serve is None:
             from ports import serve

@@ -63,6 +63,19 @@ def _mqtt_settings(found, path):
     return found, None
 
 
+def start(server, path=SETTINGS):
+    # Serve on the network the settings file names (ports/micropython/boot.py, when the board
+    # holds one): -> None once that ended, else why the board cannot (it then serves over USB).
+    found, why = settings(path)   # imports ports.mqtt for an "mqtt" section
+    if found:
+        try:
+            serve(server, found)
+            return None
+        except (ImportError, OSError) as e:  # no radio, or the network would not have it
+            why = str(e) or e.__class__.__name__
+    return why or path + " cannot be read"
+
+
 def join(ssid, password, timeout_ms=20000):
     # -> the board's IP address on the network, or raises OSError.
     import network

@@ -8,7 +8,8 @@ import sys
 import pytest
 
 from tinymcp.host.deploy import main
-from tinymcp.host.deploy.files import board_files, boards, device_path
+from tinymcp.host.deploy.cli import MODES
+from tinymcp.host.deploy.files import NETWORK_CODE, board_files, boards, device_path
 from tinymcp.host.deploy.mpy import build, mpy_cross_args, mpy_header
 from tests.deploy.conftest import tree
 from tests.deploy.fakeboard import MICROPYTHON
@@ -17,8 +18,8 @@ CAPABILITIES = {"tools": "tinymcp/tools.py", "resources": "tinymcp/resources.py"
                 "prompts": "tinymcp/prompts.py"}
 
 
-def files_of(repo, board):
-    files, how = board_files(repo, board)
+def files_of(repo, board, network=None):
+    files, how = board_files(repo, board, network=network)
     assert how == "traced", how
     return set(files)
 
@@ -69,6 +70,48 @@ def test_hardware_boards_carry_safe_boot_and_their_drivers_not_the_simulator(rep
     assert "tinymcp/prompts.py" not in files and "tinymcp/complete.py" not in files
 
 
+@pytest.mark.parametrize("board", ["rpi_pico", "esp32"])
+def test_the_network_code_follows_the_network_json_the_board_will_hold(repo, board):
+    usb, tcp, mqtt = (files_of(repo, board, mode) for mode in ("usb", "tcp", "mqtt"))
+    network = set(NETWORK_CODE)
+    assert not usb & network and "ports/micropython/boot.py" in usb   # safe boot stays
+    assert tcp & network == {"ports/micropython/wifi.py", "ports/tcp.py"}   # no MQTT client
+    assert mqtt & network == network                                  # MQTT runs over tcp's stream
+    assert usb | network == tcp | network == mqtt == files_of(repo, board)  # None: every mode
+
+
+def test_a_dry_run_builds_for_the_network_json_wifi_and_mqtt_would_write(repo, tmp_path, capsys):
+    images = {}
+    for name, flags in (("usb", []), ("tcp", ["--wifi", "lab"]),
+                        ("mqtt", ["--wifi", "lab", "--mqtt", "mqtt://broker.lan"])):
+        out = tmp_path / name
+        assert main(["--board", "rpi_pico", "--dry-run", "--build", str(out), "--root", repo]
+                    + flags) == 0
+        images[name] = set(tree(out))
+        assert MODES[name] in capsys.readouterr().out
+    assert not [f for f in images["usb"] if f.startswith(("ports/tcp", "ports/mqtt"))]
+    assert "ports/micropython/wifi.mpy" not in images["usb"]
+    assert images["tcp"] - images["usb"] == {"ports/micropython/wifi.mpy", "ports/tcp.mpy"}
+    assert images["mqtt"] - images["tcp"] == {"ports/mqtt.mpy", "ports/mqtt5.mpy"}
+
+
+@pytest.mark.skipif(MICROPYTHON is None, reason="the image runs under micropython")
+def test_a_usb_image_given_a_network_json_says_why_and_serves_over_usb(repo, tmp_path):
+    out = tmp_path / "usb"
+    assert main(["--board", str(os.path.join(repo, "tests", "deploy", "wifiboard")), "--dry-run",
+                 "--build", str(out), "--root", repo]) == 0
+    (out / "network.json").write_text('{"ssid": "lab", "token": "0123456789abcdef"}')
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}
+    run = subprocess.run([MICROPYTHON, "main.py"], cwd=str(out), timeout=60,
+                         input=(json.dumps(hello) + "\n").encode(), stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=dict(os.environ, MICROPYPATH="."))
+    lines = run.stdout.decode().splitlines()
+    assert lines[0] == ("tinymcp: not on the network: this image has no network code for "
+                        "network.json (tinymcp-deploy --wifi); serving over USB")
+    assert json.loads(lines[1])["result"]["serverInfo"]["name"] == "wifi-test-board"
+
+
 def test_a_board_whose_build_fails_off_the_board_falls_back_to_static_imports(tmp_path, repo):
     root = tmp_path / "repo"
     (root / "boards" / "odd").mkdir(parents=True)
@@ -94,7 +137,7 @@ def test_dry_run_writes_the_mpy_tree_and_prints_each_size(repo, tmp_path, capsys
     assert main(["--board", "sim", "--dry-run", "--build", str(out), "--root", repo]) == 0
     printed = capsys.readouterr().out
     built = tree(out)
-    expected = {device_path(f, "sim") for f in files_of(repo, "sim")}
+    expected = {device_path(f, "sim") for f in files_of(repo, "sim", "usb")}   # no --wifi: USB
     expected = {p if p == "main.py" else p[:-3] + ".mpy" for p in expected}
     assert set(built) == expected
     with open(os.path.join(repo, "boards/sim/main.py"), "rb") as f:

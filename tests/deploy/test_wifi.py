@@ -57,15 +57,21 @@ def test_deploy_for_wifi_writes_the_settings_and_checks_the_board_on_the_network
                                 "port": port}
     assert "ok: wifi-test-board 0.1.0 answers on 127.0.0.1:%d" % port in out
     assert TOKEN not in out  # a token given is never echoed
+    assert "ports/tcp.mpy" in out and "ports/mqtt" not in out   # TCP: no MQTT client copied
     # and back to USB: the settings go, the board answers on its serial port
     usb = make_board(serving=False)
     shutil.copy(os.path.join(root, "boards", "sim", "main.py"), usb.fs.real("main.py"))
     with open(usb.fs.real("network.json"), "w") as f:
         f.write("{}")
+    os.makedirs(usb.fs.real("ports"))
+    with open(usb.fs.real("ports/tcp.mpy"), "wb") as f:   # from the deploy for Wi-Fi
+        f.write(b"M\x06")
     assert main(["--board", "sim", "--port", usb.port, "--build", str(tmp_path / "b2"),
                  "--root", root, "--usb"]) == 0
     assert not os.path.exists(usb.fs.real("network.json"))
-    assert "answers on " + usb.port in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "removed ports/tcp.mpy (not in this build)" in out   # USB only: no network code
+    assert "answers on " + usb.port in out
 
 
 def test_a_token_is_made_when_none_is_given_and_said_once(root, tmp_path, capsys):
@@ -75,6 +81,30 @@ def test_a_token_is_made_when_none_is_given_and_said_once(root, tmp_path, capsys
     data, token = settings("lab", "pw", None, 8765, said)
     assert len(token) >= 16 and said.getvalue().count(token) == 1
     assert json.loads(data)["token"] == token
+
+
+@pytest.mark.skipif(MICROPYTHON is None, reason="the deployed board runs under micropython")
+def test_a_deploy_without_wifi_ships_the_network_code_the_boards_own_network_json_needs(
+        root, tmp_path, make_board, capsys):
+    # The board already holds a network.json (here one with an unusable "mqtt" section, so that
+    # it falls back to USB and answers on its serial port): deploy reads it and ships the MQTT port.
+    board = make_board(serving=False)
+    with open(board.fs.real("network.json"), "w") as f:
+        f.write('{"ssid": "lab", "mqtt": {"url": 5}}')
+    assert deploy(root, board, tmp_path) == 0
+    out = capsys.readouterr().out
+    assert "Wi-Fi MQTT per network.json" in out
+    for name in ("ports/micropython/wifi.mpy", "ports/tcp.mpy", "ports/mqtt.mpy", "ports/mqtt5.mpy"):
+        assert os.path.exists(board.fs.real(name)), name
+    assert "ok: wifi-test-board 0.1.0 answers on " + board.port in out
+    # and without the file: no network code, what an earlier deploy left of it removed
+    os.remove(board.fs.real("network.json"))
+    assert deploy(root, board, tmp_path) == 0
+    out = capsys.readouterr().out
+    assert "USB: no network.json, no network code" in out
+    assert "removed ports/mqtt.mpy (not in this build)" in out
+    assert not os.path.exists(board.fs.real("ports/tcp.mpy"))
+    assert "ok: wifi-test-board 0.1.0 answers on " + board.port in out
 
 
 @pytest.mark.parametrize("args, says", [

@@ -142,6 +142,18 @@ class Board:
                 % (list(paths), tuple(trees)))
         return ast.literal_eval(self.exec(code).strip())
 
+    def network_settings(self, path):
+        # -> the board's network.json parsed here, {} when it is not valid JSON, None when absent.
+        code = ("try:\n with open(%r) as f:\n  print(repr(f.read()))\n"
+                "except OSError:\n print('None')\n" % path)
+        text = ast.literal_eval(self.exec(code).strip())
+        if text is None:
+            return None
+        try:
+            return json.loads(text)
+        except ValueError:
+            return {}
+
     def mkdirs(self, dirs):
         for d in dirs:
             self.exec("import os\ntry:\n os.mkdir(%r)\nexcept OSError:\n pass\n" % d)

@@ -1,5 +1,6 @@
 # tinymcp-deploy's command line and the deploy sequence: build, interrupt, check, copy, reset, verify.
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -11,10 +12,15 @@ from tinymcp.host.deploy import board as board_end
 from tinymcp.host.deploy import network, starter
 from tinymcp.host.deploy import romfs as romfs_image
 from tinymcp.host.deploy.board import Board, check_mpy, check_space, find_port, plan, probe_port, verify
-from tinymcp.host.deploy.files import CBOR_LINK, STATELESS, repo_root
+from tinymcp.host.deploy.files import CBOR_LINK, STATELESS, network_mode, repo_root
 from tinymcp.host.deploy.manifest import write_manifests
 from tinymcp.host.deploy.tree import device_tree
 from tinymcp.host.deploy.mpy import DEFAULT_MPY, MPY_VERSIONS, build, print_sizes
+
+
+# How each network mode is said beside the file count.
+MODES = {"usb": "USB: no network.json, no network code", "tcp": "Wi-Fi TCP per network.json",
+         "mqtt": "Wi-Fi MQTT per network.json"}
 
 
 def deploy(tree, board, port, baud, build_dir, mpy_version, hard_reset=False, out=None, extra=(),
@@ -22,27 +28,34 @@ def deploy(tree, board, port, baud, build_dir, mpy_version, hard_reset=False, ou
     # tree: a DeviceTree; board: a Board. wifi: (network.json bytes, token) to serve on Wi-Fi
     # (token None: through an MQTT broker); usb: remove it, back to USB.
     out = out or sys.stdout
-    if romfs:
-        inside, how, image = romfs_image.build_image(tree, board, build_dir, mpy_version, extra,
-                                                     source_lines, leave_out)
-        made = [("main.py", os.path.getsize(os.path.join(build_dir, "main.py")), 0)]
-        out.write("%s: %d files (%s), .mpy v%s, as a %d B ROMFS image and main.py, in %s\n"
-                  % (board.name, len(inside) + 1, how, mpy_version, len(image), build_dir))
-    else:
-        made, how = build(tree, board, build_dir, mpy_version, extra, source_lines, leave_out)
-        out.write("%s: %d files (%s), .mpy v%s, in %s\n" % (board.name, len(made), how, mpy_version, build_dir))
-    files = []   # (device path, size, bytes), main.py last
-    if wifi is not None:
-        files.append((network.SETTINGS, len(wifi[0]), wifi[0]))
-    for dest, size, _src in made:
-        with open(os.path.join(build_dir, *dest.split("/")), "rb") as f:
-            files.append((dest, size, f.read()))
-    gone = (network.SETTINGS,) if usb else ()
     port = port or find_port()
     probe_port(port, baud)
     b = Board(port, baud)
     try:
         b.interrupt()
+        # The network code follows the board's network.json: the one written now, else the one
+        # it holds (a board deployed earlier with --wifi keeps serving on the network).
+        mode = ("usb" if usb else network_mode(json.loads(wifi[0])) if wifi is not None
+                else network_mode(b.network_settings(network.SETTINGS)))
+        if romfs:
+            inside, how, image = romfs_image.build_image(tree, board, build_dir, mpy_version,
+                                                         extra, source_lines, leave_out, mode)
+            made = [("main.py", os.path.getsize(os.path.join(build_dir, "main.py")), 0)]
+            out.write("%s: %d files (%s, %s), .mpy v%s, as a %d B ROMFS image and main.py, in %s\n"
+                      % (board.name, len(inside) + 1, how, MODES[mode], mpy_version, len(image),
+                         build_dir))
+        else:
+            made, how = build(tree, board, build_dir, mpy_version, extra, source_lines,
+                              leave_out, mode)
+            out.write("%s: %d files (%s, %s), .mpy v%s, in %s\n"
+                      % (board.name, len(made), how, MODES[mode], mpy_version, build_dir))
+        files = []   # (device path, size, bytes), main.py last
+        if wifi is not None:
+            files.append((network.SETTINGS, len(wifi[0]), wifi[0]))
+        for dest, size, _src in made:
+            with open(os.path.join(build_dir, *dest.split("/")), "rb") as f:
+                files.append((dest, size, f.read()))
+        gone = (network.SETTINGS,) if usb else ()
         if romfs:
             _copy(b, port, mpy_version, files, out, image, romfs_image.top_level(inside), gone)
         else:
@@ -184,18 +197,22 @@ def main(argv=None):
         if a.dry_run:
             if not a.build:
                 raise DeployError("--dry-run needs --build DIR")
+            # No board to ask: the image for the network.json --wifi [--mqtt] would write.
+            mode = "usb" if a.wifi is None else "mqtt" if a.mqtt else "tcp"
             if a.romfs:
                 inside, how, image = romfs_image.build_image(tree, board, a.build, a.mpy_version,
-                                                             extra, not a.no_source_lines, leave_out)
-                print("%s: %d files (%s), .mpy v%s, in %s: %s (%d B) and main.py"
-                      % (board.name, len(inside) + 1, how, a.mpy_version, a.build,
+                                                             extra, not a.no_source_lines,
+                                                             leave_out, mode)
+                print("%s: %d files (%s, %s), .mpy v%s, in %s: %s (%d B) and main.py"
+                      % (board.name, len(inside) + 1, how, MODES[mode], a.mpy_version, a.build,
                          romfs_image.IMAGE, len(image)))
                 main_py = os.path.getsize(os.path.join(a.build, "main.py"))
                 print_sizes(inside + [("main.py", main_py, main_py)])
                 return 0
             made, how = build(tree, board, a.build, a.mpy_version, extra,
-                              not a.no_source_lines, leave_out)
-            print("%s: %d files (%s), .mpy v%s, in %s" % (board.name, len(made), how, a.mpy_version, a.build))
+                              not a.no_source_lines, leave_out, mode)
+            print("%s: %d files (%s, %s), .mpy v%s, in %s"
+                  % (board.name, len(made), how, MODES[mode], a.mpy_version, a.build))
             print_sizes(made)
             return 0
         if a.wifi is not None and a.usb:

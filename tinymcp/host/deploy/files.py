@@ -66,12 +66,13 @@ def _imports(tree, everywhere):
     return names
 
 
-def _closure(tree, board, start, everywhere):
+def _closure(tree, board, start, everywhere, pruned=()):
     # Files reachable from `start` through imports; packages on the way count (they run too).
+    # pruned: files neither shipped nor followed (network code the configuration does not use).
     files, todo = set(), list(start)
     while todo:
         rel = todo.pop()
-        if rel is None or rel in files or rel.startswith(HOST_ONLY):
+        if rel is None or rel in files or rel.startswith(HOST_ONLY) or rel in pruned:
             continue
         files.add(rel)
         with open(tree.source(rel, board)) as f:
@@ -133,11 +134,26 @@ CBOR_LINK = ("tinymcp/cborlink.py", "tinymcp/cbor.py")
 STATELESS = "tinymcp/stateless.py"
 
 
-def board_files(root, board, extra=(), leave_out=()):
+# The network code a board's boot reaches (ports/micropython/boot.py imports wifi only when the
+# board holds network.json; wifi imports ports/tcp, or ports/mqtt when the file has "mqtt").
+# The board's configuration, as network.json will say on it -> the network files it runs:
+NETWORK_CODE = ("ports/micropython/wifi.py", "ports/tcp.py", "ports/mqtt.py", "ports/mqtt5.py")
+NETWORK = {"usb": (), "tcp": NETWORK_CODE[:2], "mqtt": NETWORK_CODE}
+
+
+def network_mode(settings):
+    # network.json's parsed contents (None: no such file) -> the NETWORK key it needs.
+    if settings is None:
+        return "usb"
+    return "mqtt" if type(settings) is dict and "mqtt" in settings else "tcp"
+
+
+def board_files(root, board, extra=(), leave_out=(), network=None):
     # -> (sorted .py files the board runs, how they were found), named tinymcp/..., ports/...
     # and boards/NAME/... (tree.source finds them); root: a DeviceTree or a checkout's root;
     # board: a Board, or a NAME|PATH. extra: more modules to ship (and what they import), e.g.
-    # CBOR_LINK; leave_out: modules not to ship.
+    # CBOR_LINK; leave_out: modules not to ship. network: a NETWORK key (the board's
+    # network.json), None for every network mode (a firmware, which network.json may follow).
     tree = as_tree(root)
     board = tree.board(board)
     main = board.prefix + "main.py"
@@ -154,7 +170,8 @@ def board_files(root, board, extra=(), leave_out=()):
     start.append(main)
     start.extend(extra)
     start.extend(_serve_path(tree, board))
-    files = _closure(tree, board, start, everywhere) - set(leave_out)
+    pruned = () if network is None else set(NETWORK_CODE) - set(NETWORK[network])
+    files = _closure(tree, board, start, everywhere, pruned) - set(leave_out)
     return sorted(files), how
 
 

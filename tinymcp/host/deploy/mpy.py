@@ -57,13 +57,13 @@ def compile_mpy(root, rel, target, cross_args=(), src=None):
 
 
 def build(root, board, out_dir, mpy_version=DEFAULT_MPY, extra=(), source_lines=True,
-          leave_out=()):
+          leave_out=(), network=None):
     # Write the board's tree to out_dir: main.py as source, the rest as .mpy in its package
     # layout. -> [(device path, bytes, source bytes)] in copy order (main.py last). root: a
-    # DeviceTree or a checkout's root; board: a Board or a NAME|PATH.
+    # DeviceTree or a checkout's root; board: a Board or a NAME|PATH; network: files.NETWORK's.
     tree = as_tree(root)
     board = tree.board(board)
-    files, how = board_files(tree, board, extra, leave_out)
+    files, how = board_files(tree, board, extra, leave_out, network)
     cross_args = mpy_cross_args(mpy_version)
     if not source_lines:  # about 7% smaller; tracebacks then name functions but no lines
         cross_args = cross_args + ["-X", "no-source-lines"]

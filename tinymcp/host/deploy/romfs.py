@@ -18,13 +18,14 @@ NO_ROMFS = ("this firmware has no ROMFS partition (vfs.rom_ioctl): MicroPython 1
             "--board NAME --out DIR)")
 
 
-def build_image(root, board, out_dir, mpy_version, extra=(), source_lines=True, leave_out=()):
+def build_image(root, board, out_dir, mpy_version, extra=(), source_lines=True, leave_out=(),
+                network=None):
     # -> (files inside the image as build() lists them, how they were found, the image bytes).
     # Writes out_dir/romfs/ (the image's tree), out_dir/romfs.img and out_dir/main.py.
     tree = os.path.join(out_dir, TREE)
     if os.path.isdir(tree):
         shutil.rmtree(tree)   # a file left from an earlier build must not slip into the image
-    made, how = build(root, board, tree, mpy_version, extra, source_lines, leave_out)
+    made, how = build(root, board, tree, mpy_version, extra, source_lines, leave_out, network)
     os.replace(os.path.join(tree, "main.py"), os.path.join(out_dir, "main.py"))
     image = write_image(tree, os.path.join(out_dir, IMAGE))
     return [m for m in made if m[0] != "main.py"], how, image
