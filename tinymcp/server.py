@@ -69,14 +69,20 @@ class Server:
     # -- registration -------------------------------------------------------------------
 
     def tool(self, name, description=None, inputs=None, outputs=None, title=None,
-             read_only=None, destructive=None, idempotent=None, open_world=None, ctx=False):
+             read_only=None, destructive=None, idempotent=None, open_world=None, ctx=False,
+             task=None):
         # Decorator: the function gets the validated arguments as keywords (and ctx=Context).
+        # A generator function is a long tool (tinymcp/tasks.py); task="optional" or
+        # "required" lets a client run it as a task.
         def register(fn):
             if self.tools is None:
                 from tinymcp.tools import Tools
                 self.tools = Tools()
             from tinymcp.tools import pack_hints
             hints = pack_hints((read_only, destructive, idempotent, open_world))
+            if task:
+                from tinymcp.tasks import offer
+                hints |= offer(self, task) << 8
             self.tools.add(fn, name, description, inputs, outputs, title, hints, ctx)
             self.changed("tools")
             return fn
@@ -302,10 +308,16 @@ class Server:
 
     # -- helpers for handlers ------------------------------------------------------------
 
-    def long_call(self, gen, name, structured):
-        # A generator tool's call: stepped by the serve loop from now on (tinymcp/tasks.py).
+    def task_wanted(self, params, mode, name):
+        # The task params to run a tools/call as a task, or None (tinymcp/tasks.py).
+        from tinymcp.tasks import wanted
+        return wanted(self, params, mode, name)
+
+    def long_call(self, value, name, structured, task=None):
+        # A generator tool's call, or any call run as a task (task: its "task" params):
+        # stepped by the serve loop from now on (tinymcp/tasks.py).
         from tinymcp.tasks import start
-        return start(self, gen, name, structured)
+        return start(self, value, name, structured, task)
 
     def cached(self, key, build):
         # An encoded result, built once per registry state and protocol revision.
@@ -359,6 +371,9 @@ class Server:
             caps["prompts"] = {"listChanged": True}
         if self.completions and self.era >= 1:
             caps["completions"] = {}
+        if self.tools is not None and self.tools.tasks and self.era >= 3:
+            from tinymcp.tasks import capability
+            capability(self, caps)
         return caps
 
 

@@ -13,6 +13,7 @@ _TITLE = const(5)
 _HINTS = const(6)
 _CTX = const(7)
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+TASK_SUPPORT = (None, "optional", "required")  # a tool's task=, kept in its hints from bit 8
 
 
 def pack_hints(values):
@@ -30,6 +31,9 @@ def describe(tool, era):
     if tool[_OUTPUTS] is not None and era >= 2:
         d["outputSchema"] = schema.obj(tool[_OUTPUTS])
     hints = tool[_HINTS]
+    if hints >> 8 and era == 3:  # 2025-11-25; 2026-07-28 tasks are server-directed
+        d["execution"] = {"taskSupport": TASK_SUPPORT[hints >> 8]}
+    hints &= 0xFF
     if era >= 1 and (hints or tool[_TITLE]):
         notes = {}
         if tool[_TITLE]:
@@ -47,13 +51,27 @@ def error_result(text):
 
 
 class Tools(Registry):
+    tasks = False  # a tool declares task support: the server offers tasks (tinymcp/tasks.py)
+
     def add(self, fn, name, description, inputs, outputs, title, hints, wants_ctx):
         self.put((name, fn, description, inputs or {}, outputs, title, hints, wants_ctx))
 
     def call(self, server, params):
         tool = self.named(params, "tool")
         name = tool[0]
-        args = params.get("arguments")
+        structured = tool[_OUTPUTS] is not None
+        task = None
+        if tool[_HINTS] >> 8 or (self.tasks and "task" in params):
+            task = server.task_wanted(params, tool[_HINTS] >> 8, name)
+        value = self._run(server, tool, params.get("arguments"), structured)
+        if task is not None or type(value).__name__ == "generator":
+            # a task, or a long tool called plainly: stepped in the loop's idle time
+            return server.long_call(value, name, structured, task)
+        return value
+
+    def _run(self, server, tool, args, structured):
+        # -> the tool's result, or the generator of a long tool.
+        name = tool[0]
         if args is None:
             args = {}
         # Argument problems and tool failures are results with isError, so a model can retry.
@@ -72,9 +90,9 @@ class Tools(Registry):
         except Exception as e:
             text = str(e)
             return error_result(name + " failed: " + (text or e.__class__.__name__))
-        if type(value).__name__ == "generator":  # a long tool: stepped in the loop's idle time
-            return server.long_call(value, name, tool[_OUTPUTS] is not None)
-        return shape(value, tool[_OUTPUTS] is not None, server)
+        if type(value).__name__ == "generator":
+            return value
+        return shape(value, structured, server)
 
 
 def _complete(declared, args):
