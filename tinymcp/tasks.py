@@ -198,14 +198,14 @@ class Work:
         task.status = "failed" if failed else "completed"
         task.result = result
         task.updated = stamp()
-        waiting = task.waiting
-        task.waiting = None
-        for rid, link in waiting or ():
-            (link or server.out_link()).result(rid, fetch(task))
         if notify and era == _UTILITY_ERA:
             link = task.link if task.link is not None else server.out_link()
             link.send({"jsonrpc": "2.0", "method": "notifications/tasks/status",
                        "params": _state(task, era)})
+        waiting = task.waiting
+        task.waiting = None
+        for rid, link in waiting or ():
+            (link or server.out_link()).result(rid, fetch(task))
         task_ended(server, task)
 
     def stop(self, server, task):
