@@ -69,3 +69,29 @@ def test_sdk_client_lists_calls_reads_and_subscribes(runtime):
                 await client.send_ping()
 
     anyio.run(session)
+
+
+@pytest.mark.parametrize("runtime", ["python", "micropython"])
+def test_sdk_client_without_tasks_gets_a_plain_sample_and_is_answered_meanwhile(runtime):
+    # mcp 2.3.0 has no tasks support: a host without tasks calls `sample` plainly and gets the
+    # plain result when it ends; its other calls are answered while the sample runs.
+    async def session():
+        async with sdk_client(runtime) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert tools["sample"].execution.task_support == "optional"
+            done = {}
+
+            async def sample():
+                done["sample"] = await client.call_tool(
+                    "sample", {"quantity": "temperature", "seconds": 2, "every_ms": 500})
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(sample)
+                await anyio.sleep(0.3)
+                temp = await client.call_tool("read_temperature", {})
+                assert "sample" not in done  # answered while the sample still ran
+                assert 10 < temp.structured_content["celsius"] < 40
+            got = done["sample"].structured_content
+            assert got["count"] == 4 and got["min"] <= got["mean"] <= got["max"]
+
+    anyio.run(session)
