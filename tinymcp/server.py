@@ -81,8 +81,7 @@ class Server:
             from tinymcp.tools import pack_hints
             hints = pack_hints((read_only, destructive, idempotent, open_world))
             if task:
-                from tinymcp.tasks import offer
-                hints |= offer(self, task) << 8
+                hints |= self.tasks().offer(self, task) << 8
             self.tools.add(fn, name, description, inputs, outputs, title, hints, ctx)
             self.changed("tools")
             return fn
@@ -308,16 +307,10 @@ class Server:
 
     # -- helpers for handlers ------------------------------------------------------------
 
-    def task_wanted(self, params, mode, name):
-        # The task params to run a tools/call as a task, or None (tinymcp/tasks.py).
-        from tinymcp.tasks import wanted
-        return wanted(self, params, mode, name)
-
-    def long_call(self, value, name, structured, task=None):
-        # A generator tool's call, or any call run as a task (task: its "task" params):
-        # stepped by the serve loop from now on (tinymcp/tasks.py).
-        from tinymcp.tasks import start
-        return start(self, value, name, structured, task)
+    def tasks(self):
+        # Long tools and tasks (tinymcp/tasks.py), loaded with the first.
+        from tinymcp import tasks
+        return tasks
 
     def cached(self, key, build):
         # An encoded result, built once per registry state and protocol revision.
@@ -372,8 +365,7 @@ class Server:
         if self.completions and self.era >= 1:
             caps["completions"] = {}
         if self.tools is not None and self.tools.tasks and self.era >= 3:
-            from tinymcp.tasks import capability
-            capability(self, caps)
+            self.tasks().capability(self, caps)
         return caps
 
 

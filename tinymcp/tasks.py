@@ -9,13 +9,14 @@ from tinymcp.clock import ticks_diff, ticks_ms
 from tinymcp.jsonrpc import RpcError, Structured, text
 from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND,
                               MISSING_CAPABILITY, const)
-from tinymcp.tools import TASK_SUPPORT, error_result, shape
+from tinymcp.tools import error_result, shape
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 RELATED = "io.modelcontextprotocol/related-task"
 _UTILITY_ERA = const(3)    # 2025-11-25: the tasks utility
 _EXTENSION_ERA = const(4)  # 2026-07-28: the tasks extension
 TERMINAL = ("completed", "failed", "cancelled")
+TASK_SUPPORT = (None, "optional", "required")  # a tool's task=, kept in its hints from bit 8
 _NO_TASK_PARAMS = {}
 
 

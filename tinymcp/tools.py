@@ -13,7 +13,6 @@ _TITLE = const(5)
 _HINTS = const(6)
 _CTX = const(7)
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
-TASK_SUPPORT = (None, "optional", "required")  # a tool's task=, kept in its hints from bit 8
 
 
 def pack_hints(values):
@@ -32,7 +31,7 @@ def describe(tool, era):
         d["outputSchema"] = schema.obj(tool[_OUTPUTS])
     hints = tool[_HINTS]
     if hints >> 8 and era == 3:  # 2025-11-25; 2026-07-28 tasks are server-directed
-        d["execution"] = {"taskSupport": TASK_SUPPORT[hints >> 8]}
+        d["execution"] = {"taskSupport": "required" if hints >> 8 == 2 else "optional"}
     hints &= 0xFF
     if era >= 1 and (hints or tool[_TITLE]):
         notes = {}
@@ -61,38 +60,32 @@ class Tools(Registry):
         name = tool[0]
         structured = tool[_OUTPUTS] is not None
         task = None
-        if tool[_HINTS] >> 8 or (self.tasks and "task" in params):
-            task = server.task_wanted(params, tool[_HINTS] >> 8, name)
-        value = self._run(server, tool, params.get("arguments"), structured)
-        if task is not None or type(value).__name__ == "generator":
-            # a task, or a long tool called plainly: stepped in the loop's idle time
-            return server.long_call(value, name, structured, task)
-        return value
-
-    def _run(self, server, tool, args, structured):
-        # -> the tool's result, or the generator of a long tool.
-        name = tool[0]
+        if tool[_HINTS] >> 8 or (self.tasks and "task" in params):  # as a task? its revision says
+            task = server.tasks().wanted(server, params, tool[_HINTS] >> 8, name)
+        args = params.get("arguments")
         if args is None:
             args = {}
         # Argument problems and tool failures are results with isError, so a model can retry.
-        if type(args) is not dict:
-            return error_result("Invalid arguments for " + name + ": expected an object")
         declared = tool[_INPUTS]
-        problem = schema.arguments(declared, args)
+        problem = schema.arguments(declared, args) if type(args) is dict else "expected an object"
         if problem:
-            return error_result("Invalid arguments for " + name + ": " + problem)
-        _complete(declared, args)
-        try:
-            if tool[_CTX]:
-                value = tool[_FN](ctx=server.ctx, **args)
-            else:
-                value = tool[_FN](**args)
-        except Exception as e:
-            text = str(e)
-            return error_result(name + " failed: " + (text or e.__class__.__name__))
-        if type(value).__name__ == "generator":
-            return value
-        return shape(value, structured, server)
+            value = error_result("Invalid arguments for " + name + ": " + problem)
+        else:
+            _complete(declared, args)
+            try:
+                if tool[_CTX]:
+                    value = tool[_FN](ctx=server.ctx, **args)
+                else:
+                    value = tool[_FN](**args)
+                if type(value).__name__ != "generator":
+                    value = shape(value, structured, server)
+            except Exception as e:
+                text = str(e)
+                value = error_result(name + " failed: " + (text or e.__class__.__name__))
+        if task is not None or type(value).__name__ == "generator":
+            # a task, or a long tool called plainly: stepped in the loop's idle time
+            return server.tasks().start(server, value, name, structured, task)
+        return value
 
 
 def _complete(declared, args):
