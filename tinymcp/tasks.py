@@ -16,7 +16,6 @@ RELATED = "io.modelcontextprotocol/related-task"
 _UTILITY_ERA = const(3)    # 2025-11-25: the tasks utility
 _EXTENSION_ERA = const(4)  # 2026-07-28: the tasks extension
 TERMINAL = ("completed", "failed", "cancelled")
-TASK_SUPPORT = (None, "optional", "required")  # a tool's task=, kept in its hints from bit 8
 _NO_TASK_PARAMS = {}
 
 
@@ -339,28 +338,7 @@ def start(server, value, name, structured, task=None):
     return work.create(server, value, name, structured, task)
 
 
-# -- declaring tasks, and the revisions' rules --------------------------------------------------
-
-def offer(server, mode):
-    # A tool registered with task=mode: the server offers tasks and serves tasks/*. -> the
-    # mode's number, kept in the tool's hints.
-    if mode not in TASK_SUPPORT[1:]:
-        raise ValueError("task must be 'optional' or 'required'")
-    server.tools.tasks = True
-    handlers = server.handlers
-    if "tasks/get" not in handlers:
-        merged = dict(handlers)  # this server's own table from now on
-        merged.update(HANDLERS)
-        server.handlers = merged
-    return TASK_SUPPORT.index(mode)
-
-
-def capability(server, caps):
-    if server.era == _UTILITY_ERA:
-        caps["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
-    else:
-        caps["extensions"] = {EXTENSION: {}}
-
+# -- the revisions' rules (a tool declares task support in tinymcp/tools.py: Tools.offer) -----
 
 def _declared(server):
     # Did this 2026-07-28 request's client capabilities include the tasks extension?
