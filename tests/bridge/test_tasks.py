@@ -124,3 +124,26 @@ def test_a_2026_07_28_host_gets_the_tasks_extension_through_the_bridge(line_clie
     plain = client.request("tools/call", modern({"name": "sample", "arguments": SAMPLE},
                                                 extension=False), timeout=10)["result"]
     assert plain["resultType"] == "complete" and plain["structuredContent"]["count"] == 4
+
+
+def test_one_hosts_task_does_not_exist_for_another_host(http_bridge):
+    # Over Streamable HTTP, two hosts on one board: tasks/get, tasks/result, tasks/cancel and
+    # tasks/list of host B never reach host A's task.
+    from tests.bridge.test_http import open_session, post, sse_messages
+    url, _bridge = http_bridge()
+    a, b = open_session(url), open_session(url)
+
+    def ask(sid, rid, method, params):
+        headers = {"mcp-session-id": sid, "mcp-protocol-version": "2025-11-25"}
+        reply = post(url, {"jsonrpc": "2.0", "id": rid, "method": method, "params": params},
+                     **headers)
+        return [m for m in sse_messages(reply) if m.get("id") == rid][0]
+
+    created = ask(a, 1, "tools/call", {"name": "sample", "arguments": SAMPLE, "task": {}})
+    tid = created["result"]["task"]["taskId"]
+    for rid, method in enumerate(("tasks/get", "tasks/result", "tasks/cancel"), 2):
+        assert ask(b, rid, method, {"taskId": tid})["error"]["code"] == -32602
+    assert ask(b, 5, "tasks/list", {})["result"]["tasks"] == []
+    assert [t["taskId"] for t in ask(a, 6, "tasks/list", {})["result"]["tasks"]] == [tid]
+    fetched = ask(a, 7, "tasks/result", {"taskId": tid})["result"]
+    assert fetched["structuredContent"]["count"] == 4
