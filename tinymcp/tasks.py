@@ -19,11 +19,6 @@ TERMINAL = ("completed", "failed", "cancelled")
 _NO_TASK_PARAMS = {}
 
 
-def describe(e):
-    text = str(e)
-    return text if text else e.__class__.__name__
-
-
 def stamp():
     # Now as ISO 8601 (UTC, by the board's clock: a board without one starts at its epoch).
     try:
@@ -96,15 +91,15 @@ class Work:
         # result now (inside a batch, or when too many calls are open).
         if server.batch is not None:  # a batch's answers form one array: this one runs inline
             return _run(server, gen, name, structured)
-        if len(self.live) - self._running_tasks() >= self.max_calls:
+        plain = 0
+        for call in self.live:
+            plain += call.task is None
+        if plain >= self.max_calls:
             gen.close()
             return error_result(name + " not started: " + str(self.max_calls)
                                 + " long tool calls are running; try again when one ends")
         self.live.append(Call(server.running, gen, name, structured, server.token, server.link))
         return None
-
-    def _running_tasks(self):
-        return len([c for c in self.live if c.task is not None])
 
     def cancel(self, rid):
         # notifications/cancelled for an open call (or a blocked tasks/result): it stops, and
@@ -299,7 +294,7 @@ def _advance(server, gen, rid, token, name):
     except StopIteration as e:
         return 1, e.value
     except Exception as e:
-        return 2, error_result(name + " failed: " + describe(e))
+        return 2, error_result(name + " failed: " + (str(e) or e.__class__.__name__))
     finally:
         server.busy = False
         server.running = None

@@ -487,3 +487,13 @@ def test_a_board_without_task_tools_has_no_task_methods():
     assert "tasks" not in result(server, "initialize", {"protocolVersion": "2025-11-25",
                                                         "capabilities": {}}, 0)["capabilities"]
     assert error(server, "tasks/get", {"taskId": "x"}, 2)["code"] == -32601
+
+
+def test_a_task_mode_other_than_optional_or_required_is_refused_at_registration():
+    server = Server("bad", "0")
+    try:
+        server.tool("x", "A tool.", task="always")(lambda: "x")
+    except ValueError as e:
+        assert "optional" in str(e)
+    else:
+        raise AssertionError("task='always' was accepted")
