@@ -147,3 +147,13 @@ def test_one_hosts_task_does_not_exist_for_another_host(http_bridge):
     assert [t["taskId"] for t in ask(a, 6, "tasks/list", {})["result"]["tasks"]] == [tid]
     fetched = ask(a, 7, "tasks/result", {"taskId": tid})["result"]
     assert fetched["structuredContent"]["count"] == 4
+
+
+def test_a_plain_call_of_a_long_tool_outlasts_the_bridges_timeout(line_client):
+    # --timeout bounds a board's answer; a tool that can run as a task may take longer.
+    client = line_client("--sim", "--timeout", "1")
+    client.initialize()
+    wait_tools(client, ["sample"])
+    plain = client.request("tools/call", {"name": "sample", "arguments": dict(
+        SAMPLE, seconds=2)}, timeout=10)["result"]
+    assert plain["structuredContent"]["count"] == 8

@@ -33,6 +33,7 @@ SEVERAL_CAPABILITIES = {"tools": {"listChanged": True}, "prompts": {"listChanged
 # Tasks (2025-11-25): relayed to the board that owns the task, for the host that created it.
 TASK_METHODS = frozenset(("tasks/get", "tasks/result", "tasks/list", "tasks/cancel"))
 TASK_WAIT = 3600.0        # seconds a tasks/result may wait for its task to end on the board
+LONG_CALL = 660.0         # seconds a plain call of a tool that can run as a task may take
 TERMINAL = ("completed", "failed", "cancelled")
 
 
@@ -279,7 +280,10 @@ class Router:
         retry = method in READ_ONLY or (method == "tools/call" and
                                         board.catalog.read_only.get(params.get("name")) is True)
         try:
-            reply = await board.session.call(method, forward, owner=call, retry=retry)
+            long = (method == "tools/call" and "task" not in params
+                    and params.get("name") in board.catalog.task_support)
+            reply = await board.session.call(method, forward, owner=call, retry=retry,
+                                             timeout=LONG_CALL if long else None)
             task = (reply.get("result") or {}).get("task") if method == "tools/call" else None
             if type(task) is dict and type(task.get("taskId")) is str:
                 # A task: its id is the board's (unguessable); the bridge keeps whose it is,
