@@ -8,7 +8,7 @@ import time
 from tinymcp.clock import ticks_diff, ticks_ms
 from tinymcp.jsonrpc import RpcError, Structured, text
 from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND,
-                              MISSING_CAPABILITY, const)
+                              MISSING_CAPABILITY, SUBSCRIPTION_META, const)
 from tinymcp.tools import error_result, shape
 
 EXTENSION = "io.modelcontextprotocol/tasks"
@@ -197,6 +197,13 @@ class Work:
             link = task.link if task.link is not None else server.out_link()
             link.send({"jsonrpc": "2.0", "method": "notifications/tasks/status",
                        "params": _state(task, era)})
+        elif notify:  # 2026-07-28: to the subscriptions/listen streams that asked for it
+            listens = server.revision.listens
+            for rid in listens:
+                if task.id in listens[rid].get("taskIds", ()):
+                    params = _detailed(task)
+                    params["_meta"] = {SUBSCRIPTION_META: rid}
+                    server.notify("notifications/tasks", params)
         waiting = task.waiting
         task.waiting = None
         for rid, link in waiting or ():
@@ -337,7 +344,10 @@ def start(server, value, name, structured, task=None):
 
 def _declared(server):
     # Did this 2026-07-28 request's client capabilities include the tasks extension?
-    caps = server.revision.caps
+    return _declares(server.revision.caps)
+
+
+def _declares(caps):
     ext = caps.get("extensions") if type(caps) is dict else None
     return type(ext) is dict and type(ext.get(EXTENSION)) is dict
 
@@ -395,12 +405,30 @@ def _work(server, method):
     return work
 
 
+def _detailed(task):
+    # The 2026-07-28 task with its outcome inline (tasks/get, notifications/tasks).
+    state = _state(task, _EXTENSION_ERA)
+    if task.status == "completed":
+        state["result"] = task.result
+    return state
+
+
+def listen(server, caps, tids):
+    # subscriptions/listen asks for task notifications -> the ids of tasks it may have.
+    if not _declares(caps):
+        raise _missing()
+    if type(tids) is not list:
+        raise RpcError(INVALID_PARAMS, "Invalid params: taskIds must be a list of task ids")
+    work = server.work
+    kept = [task.id for task in work.tasks] if work is not None else ()
+    return [tid for tid in tids if tid in kept]
+
+
 def _get(server, params):
     task = _work(server, "tasks/get").find(params)
-    state = _state(task, server.era)
-    if server.era == _EXTENSION_ERA and task.status == "completed":
-        state["result"] = task.result  # the 2026-07-28 task carries its result
-    return state
+    if server.era == _EXTENSION_ERA:
+        return _detailed(task)
+    return _state(task, server.era)
 
 
 def _result(server, params):
