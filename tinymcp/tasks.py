@@ -59,7 +59,7 @@ class Task:
         self.status = "working"
         self.message = None
         self.created = self.updated = stamp()
-        self.born = ticks_ms()
+        self.since = ticks_ms()  # created, then ended: an ended task is kept ttl from its end
         self.ttl = ttl_ms
         self.link = link      # where its status notifications go: the creating request's link
         self.result = None    # the CallToolResult, once it ended
@@ -128,7 +128,10 @@ class Work:
         i = 0
         while i < len(live):
             call = live[i]
-            done, value = _advance(server, call.gen, call.rid, call.token, call.name)
+            # A task's request was answered with the task: notifications/cancelled for its
+            # id no longer reaches it (tasks/cancel does).
+            rid = call.rid if call.task is None else None
+            done, value = _advance(server, call.gen, rid, call.token, call.name)
             if server.cancelled:  # cancelled while it ran (ctx.cancelled read the input)
                 server.cancelled = False
                 if call in live:
@@ -193,6 +196,7 @@ class Work:
         task.status = "failed" if failed else "completed"
         task.result = result
         task.updated = stamp()
+        task.since = ticks_ms()
         if notify and era == _UTILITY_ERA:
             link = task.link if task.link is not None else server.out_link()
             link.send({"jsonrpc": "2.0", "method": "notifications/tasks/status",
@@ -219,6 +223,7 @@ class Work:
         task.status = "cancelled"
         task.message = "Cancelled by request."
         task.updated = stamp()
+        task.since = ticks_ms()
         waiting = task.waiting
         task.waiting = None
         for rid, link in waiting or ():
@@ -226,13 +231,15 @@ class Work:
         task_ended(server, task)
 
     def expire(self):
-        # Ended tasks older than their ttl are forgotten; a working task is kept until it ends.
+        # Ended tasks are forgotten ttl after their end (the spec counts from creation and lets
+        # a receiver keep them longer: a task that ran past its ttl is still fetched); a working
+        # task is kept until it ends.
         now = ticks_ms()
         tasks = self.tasks
         i = 0
         while i < len(tasks):
             task = tasks[i]
-            if task.status in TERMINAL and ticks_diff(now, task.born) > task.ttl:
+            if task.status in TERMINAL and ticks_diff(now, task.since) > task.ttl:
                 tasks.pop(i)
             else:
                 i += 1

@@ -518,3 +518,30 @@ def test_task_notifications_come_on_a_listen_stream_that_asked_for_them():
     assert [n["params"]["status"] for n in told] == ["completed"]
     assert told[0]["params"]["result"]["structuredContent"] == {"counted": 1}
     assert told[0]["params"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": 3}
+
+
+def test_notifications_cancelled_for_the_call_that_made_a_task_does_not_stop_it():
+    # 2026-07-28 extension: "The notifications/cancelled notification MUST NOT be used for
+    # task cancellation." (2025-11-25: tasks/cancel is how a task is cancelled.)
+    server = tasked()
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}}
+
+    @server.tool("hears", "Reads its input mid-step, as ctx.cancelled does.", task="optional")
+    def hears():
+        server.answer(cancel, None)  # the cancel arrives while the task's step runs
+        yield
+        return "heard"
+
+    tid = create(server, "hears", {}, id=5)["taskId"]
+    server.handle(frame("notifications/cancelled", {"requestId": 5}, id=None))
+    finish(server)
+    assert result(server, "tasks/get", {"taskId": tid}, 2)["status"] == "completed"
+
+
+def test_a_task_that_ran_past_its_ttl_is_still_fetched_once_it_ends():
+    import time
+    server = tasked()
+    tid = create(server, arguments={"n": 1}, ttl=20)["taskId"]
+    time.sleep(0.05)  # its ttl has run out while it works
+    finish(server)
+    assert result(server, "tasks/result", {"taskId": tid}, 2)["structuredContent"] == {"counted": 1}
