@@ -33,6 +33,7 @@ class Server:
         self.outbox = []        # frames sent while no channel is attached (tests)
         self.backlog = []       # requests that arrived while a handler was busy
         self.idle = []          # fn() run by the serve loop when it is idle (samplers)
+        self.work = None        # generator tools in progress (tinymcp/tasks.py), stepped by it
         self.revision = HANDSHAKE  # until a 2026-07-28 request decides otherwise
         self.structured = Structured()
         self.busy = False
@@ -54,6 +55,7 @@ class Server:
         self.cache = {}
         self.backlog = []
         self.waiting = None
+        self.work = None
         self._reset()
 
     def _reset(self):
@@ -67,14 +69,20 @@ class Server:
     # -- registration -------------------------------------------------------------------
 
     def tool(self, name, description=None, inputs=None, outputs=None, title=None,
-             read_only=None, destructive=None, idempotent=None, open_world=None, ctx=False):
+             read_only=None, destructive=None, idempotent=None, open_world=None, ctx=False,
+             task=None):
         # Decorator: the function gets the validated arguments as keywords (and ctx=Context).
+        # A generator function is a long tool (tinymcp/tasks.py); task="optional" or
+        # "required" lets a client run it as a task.
         def register(fn):
             if self.tools is None:
                 from tinymcp.tools import Tools
                 self.tools = Tools()
             from tinymcp.tools import pack_hints
             hints = pack_hints((read_only, destructive, idempotent, open_world))
+            if task:
+                from tinymcp.tasktools import offer
+                hints |= offer(self, task) << 8
             self.tools.add(fn, name, description, inputs, outputs, title, hints, ctx)
             self.changed("tools")
             return fn
@@ -131,11 +139,16 @@ class Server:
         if self.batch is not None:  # a batch's answer array is open on the line: sent after it
             self.batch.hold(msg)
             return
+        self.out_link().send(msg)
+
+    def out_link(self):
+        # Where output outside a request's answer goes: the channel's link, or, with no
+        # channel, the outbox kept for whoever drives handle() (tests).
         link = self.link
-        if link is None:  # no channel: kept for whoever drives handle() (tests)
+        if link is None:
             from tinymcp.framing import Out
             link = jsonrpc.JsonLink(Out(self._keep))
-        link.send(msg)
+        return link
 
     def _keep(self, data, n):
         self.outbox.append(_copy(data, n))
@@ -290,10 +303,15 @@ class Server:
             rid = params.get("requestId")
             if self.busy and rid == self.running:
                 self.cancelled = True
-            else:
+            elif self.work is None or not self.work.cancel(rid):
                 self.revision.cancel(self, rid)  # may end a subscriptions/listen stream
 
     # -- helpers for handlers ------------------------------------------------------------
+
+    def tasks(self):
+        # Long tools and tasks (tinymcp/tasks.py), loaded with the first.
+        from tinymcp import tasks
+        return tasks
 
     def cached(self, key, build):
         # An encoded result, built once per registry state and protocol revision.
@@ -347,6 +365,9 @@ class Server:
             caps["prompts"] = {"listChanged": True}
         if self.completions and self.era >= 1:
             caps["completions"] = {}
+        if self.tools is not None and self.tools.tasks and self.era >= 3:
+            from tinymcp.tasktools import capability
+            capability(caps, self.era)
         return caps
 
 

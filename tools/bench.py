@@ -736,6 +736,11 @@ def rows_for(results):
                     add("history: time per sample taken (one quantity; x1 a second)",
                         mods["history_tick_us"], None, "%.0f us (%.3f%% of a second)" % (
                             mods["history_tick_us"], mods["history_tick_us"] / 1e4))
+            if "per_task_ended" in mods:
+                add("tasks: held by tinymcp/tasks.py / per task kept, working / ended",
+                    mods["per_task_ended"], None, "%s / %d B / %d B (at most 4 kept)" % (
+                        kib(mods["tasks_module"]), mods["per_task_working"],
+                        mods["per_task_ended"]))
             if "session" in c[runner]:
                 rows += session_rows(c[runner]["session"], label, tree)
         rows += romfs_rows(c)
