@@ -3,6 +3,9 @@
 #   pins = Pins(inputs={14: Pin(14, Pin.IN, Pin.PULL_UP)}, outputs={15: Pin(15, Pin.OUT)},
 #               pwm={16: PWM(Pin(16))})
 #   attach(server, pins)           -> read_pin, write_pin, set_pwm (only those with pins)
+#
+# An output's safe state is low unless the board file says otherwise (safe={15: 1} for a relay
+# that is off when high); write_pin's lease_s puts it back there (tinymcp/leases.py).
 from tinymcp.sensors.common import SensorError
 
 
@@ -11,9 +14,10 @@ def _listed(numbers):
 
 
 class Pins:
-    def __init__(self, inputs=None, outputs=None, pwm=None, pwm_freq=1000):
+    def __init__(self, inputs=None, outputs=None, pwm=None, pwm_freq=1000, safe=None):
         self.inputs = inputs or {}
         self.outputs = outputs or {}
+        self.safe_levels = safe or {}   # output pin -> its safe level (default 0)
         self.pwm = pwm or {}
         self.pwm_freq = pwm_freq
         for n in self.pwm:
@@ -40,6 +44,12 @@ class Pins:
         self._pin(self.outputs, pin, "writing").value(1 if value else 0)
         return {"pin": pin, "value": 1 if value else 0}
 
+    def safe_level(self, pin):
+        return self.safe_levels.get(pin, 0)
+
+    def safe(self, pin):
+        self.write(pin, self.safe_level(pin))
+
     def set_pwm(self, pin, duty, freq=None):
         # duty in percent (0..100), kept as the 16-bit duty_u16 the hardware takes.
         pwm = self._pin(self.pwm, pin, "PWM")
@@ -65,15 +75,24 @@ def attach(server, pins):
             return reading(pins.read(pin), units)
 
     if pins.outputs:
+        from tinymcp.leases import hold, schema
+
         @server.tool("write_pin", "Drive a GPIO output pin the board offers high (1) or low (0). "
-                     "This changes what is wired to the pin.",
+                     "This changes what is wired to the pin. With lease_s the pin goes back to "
+                     "its safe level by itself unless written again within that time.",
                      inputs={"pin": integer("GPIO number", enum=sorted(pins.outputs)),
-                             "value": integer("1 for high, 0 for low", 0, 1)},
-                     outputs={"pin": integer("GPIO number"), "value": integer("0 or 1", 0, 1)},
+                             "value": integer("1 for high, 0 for low", 0, 1),
+                             "lease_s?": schema("the pin")},
+                     outputs={"pin": integer("GPIO number"), "value": integer("0 or 1", 0, 1),
+                              "lease_s?": number("Seconds left before it goes back by itself")},
                      title="Write GPIO pin", read_only=False, destructive=True,
                      idempotent=True, open_world=False)
-        def write_pin(pin, value):
-            return pins.write(pin, value)
+        def write_pin(pin, value, lease_s=None):
+            left = hold(server, pins, pin, lease_s, value == pins.safe_level(pin))
+            state = pins.write(pin, value)
+            if left is not None:
+                state["lease_s"] = left
+            return state
 
     if pins.pwm:
         @server.tool("set_pwm", "Set the PWM duty cycle (percent) and optionally the frequency "
