@@ -28,6 +28,11 @@ class HostCall:
         self.rid = rid
         self.asks = {}   # the board's request id -> (relay task, our id for it to the host)
 
+    @property
+    def owner(self):
+        # Who the board is told a tools/call is for (_meta["io.tinymcp/owner"]).
+        return getattr(self.session, "owner", None)
+
     def notify(self, msg):
         self.session.send(msg, self.rid)
 

@@ -8,7 +8,7 @@ import itertools
 import logging
 
 from tinymcp.protocol import (CLIENT_NEEDS as NEEDS, INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND,
-                              RESOURCE_NOT_FOUND)
+                              OWNER_ENDED, OWNER_META, RESOURCE_NOT_FOUND)
 
 from tinymcp.host.bridge.catalog import (KINDS, LISTS, OFFERS, Catalog, labelled_uri, outward,
                                          slug, split_name, split_uri)
@@ -75,6 +75,7 @@ class Router:
                                   # its resets, and when it comes back (unplugged, found again)
         self.known = {}           # board identity -> its label: a board comes back under it
         self.telling = {}         # list kind -> True when it changed again while being told
+        self.owners = set()       # hosts named as the owner of a tools/call (their leases)
         self._tokens = itertools.count(1)
 
     # -- the boards -------------------------------------------------------------------------
@@ -265,6 +266,8 @@ class Router:
 
     async def _forward(self, board, method, params, call):
         forward, token = self._map_progress(params, board, call)
+        if method == "tools/call":
+            forward = self._owned(forward, call)
         retry = method in READ_ONLY or (method == "tools/call" and
                                         board.catalog.read_only.get(params.get("name")) is True)
         try:
@@ -290,6 +293,28 @@ class Router:
         self.tokens[token] = (board, call, meta["progressToken"])
         meta["progressToken"] = token
         return forward, token
+
+    def _owned(self, params, call):
+        # The board is told which host a tools/call is for: the boards share one session with
+        # the bridge, and a host's leased outputs must end with that host (tinymcp/leases.py).
+        # A host's own claim to the key is dropped; a stateless call names no owner.
+        owner = getattr(call, "owner", None)
+        meta = params.get("_meta")
+        if owner is None and not (type(meta) is dict and OWNER_META in meta):
+            return params
+        meta = dict(meta) if type(meta) is dict else {}
+        meta.pop(OWNER_META, None)
+        if owner is not None:
+            meta[OWNER_META] = owner
+            self.owners.add(owner)
+        return dict(params, _meta=meta)
+
+    def owner_ended(self, owner):
+        # A host session has ended: every board puts the outputs that host leased back to
+        # their safe state, and no other host's.
+        if owner in self.owners:
+            self.owners.discard(owner)
+            self.notify_boards(OWNER_ENDED, {"owner": owner})
 
     def notify_boards(self, method, params=None):
         # A host's notification every board must hear (roots/list_changed).

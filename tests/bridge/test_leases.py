@@ -1,0 +1,96 @@
+# Outputs that fail safe through the bridge, with the official SDK client over HTTP: a lease runs
+# out on the board, a host session that ends takes its leases with it, another host's hold.
+import asyncio
+import time
+
+from mcp import Client
+
+from tests.bridge.conftest import clean_env
+
+
+async def photodiode(client):
+    # The sim's ADC channel 2 sees its LED: about 2.4 V lit, 0.35 V dark.
+    read = await client.call_tool("read_adc", {"channel": 2})
+    return read.structured_content["volts"]
+
+
+async def dark_within(client, seconds):
+    # -> seconds it took the LED to go dark, or None if it stayed lit that long.
+    start = time.monotonic()
+    while time.monotonic() - start < seconds:
+        if await photodiode(client) < 1:
+            return time.monotonic() - start
+        await asyncio.sleep(0.1)
+    return None
+
+
+def bench_bridge(http_bridge):
+    url, bridge = http_bridge(env=clean_env(TINYMCP_SIM_BENCH="1"))
+    return url, bridge
+
+
+def test_a_lease_of_two_seconds_not_renewed_puts_the_led_off_after_two_seconds(http_bridge):
+    url, bridge = bench_bridge(http_bridge)
+
+    async def main():
+        async with Client(url, mode="legacy") as client:
+            lit = await client.call_tool("set_led", {"on": True, "lease_s": 2})
+            assert lit.structured_content == {"on": True, "lease_s": 2}
+            start = time.monotonic()
+            assert await photodiode(client) > 2
+            took = await dark_within(client, 5)
+            assert took is not None, "the LED stayed lit 5 s into a 2 s lease"
+            elapsed = time.monotonic() - start
+            print("LED dark %.2f s after a 2 s lease was granted" % elapsed)
+            assert elapsed > 1.5
+    asyncio.run(main())
+
+
+def test_a_closed_session_leaves_its_led_off_while_another_sessions_lease_holds(http_bridge):
+    url, bridge = bench_bridge(http_bridge)
+
+    async def main():
+        async with Client(url, mode="legacy") as other:
+            async with Client(url, mode="legacy") as owner:
+                lit = await owner.call_tool("set_led", {"on": True, "lease_s": 30})
+                assert lit.structured_content == {"on": True, "lease_s": 30}
+                relay = await other.call_tool("write_pin", {"pin": 15, "value": 1,
+                                                            "lease_s": 30})
+                assert relay.structured_content == {"pin": 15, "value": 1, "lease_s": 30}
+                assert await photodiode(other) > 2
+            took = await dark_within(other, 5)   # the owner's client has exited (DELETE)
+            assert took is not None, "the closed session's LED was still lit after 5 s"
+            print("LED dark %.2f s after its session closed" % took)
+            assert took < 2
+            pin = await other.call_tool("read_pin", {"pin": 15})
+            assert pin.structured_content["value"] == 1
+    asyncio.run(main())
+    assert "Traceback" not in bridge.stderr(), bridge.stderr()
+
+
+def test_one_led_leased_by_two_sessions_is_held_by_the_one_that_renewed_it_last(http_bridge):
+    url, bridge = bench_bridge(http_bridge)
+
+    async def main():
+        async with Client(url, mode="legacy") as last:
+            async with Client(url, mode="legacy") as first:
+                await first.call_tool("set_led", {"on": True, "lease_s": 30})
+                await last.call_tool("set_led", {"on": True, "lease_s": 30})
+            assert await dark_within(last, 2) is None   # first's end: last's lease holds
+        async with Client(url, mode="legacy") as watcher:
+            assert await dark_within(watcher, 5) is not None   # last's end: off
+    asyncio.run(main())
+
+
+def test_a_host_cannot_name_itself_the_owner_of_another_hosts_lease(http_bridge):
+    url, bridge = bench_bridge(http_bridge)
+
+    async def main():
+        async with Client(url, mode="legacy") as holder:
+            await holder.call_tool("set_led", {"on": True, "lease_s": 30})
+            async with Client(url, mode="legacy") as other:
+                # Renewing under a forged owner still makes `other` the owner: its end ends it.
+                await other.call_tool("set_led", {"on": True, "lease_s": 30},
+                                      meta={"io.tinymcp/owner": "host-1"})
+            assert await dark_within(holder, 5) is not None
+    asyncio.run(main())
