@@ -1,7 +1,7 @@
 # A confirmation step for destructive tools that works without elicitation. The first call answers
 # with what the tool would do and a one-time token that expires; the same call again with that
-# token acts. A client that takes form elicitation (handshake era, 2025-06-18 on) is asked
-# within the call instead.
+# token acts. A client that takes form elicitation (2025-06-18 on; 2026-07-28 by its
+# input-required retry) is asked within the call instead.
 #
 #   asks = Confirmations()
 #   @server.tool("clear_history", ..., inputs={..., "confirm?": TOKEN},
@@ -39,6 +39,17 @@ def _token():
     return hexlify(raw).decode()
 
 
+def _can_elicit(server):
+    # Does the client take a form elicitation now? (Never inside a JSON-RPC batch.)
+    revision = server.revision
+    if revision is HANDSHAKE:
+        caps = server.client_capabilities if server.era >= 2 and server.pump is not None else None
+    else:
+        caps = getattr(revision, "caps", None)  # 2026-07-28: what this request declares
+    return (type(caps) is dict and server.batch is None
+            and missing(caps, "elicitation/create", None) is None)
+
+
 class Confirmations:
     expires_ms = 60000   # how long a token stays good
     max_tokens = 4       # outstanding at once; a new one retires the oldest
@@ -54,10 +65,7 @@ class Confirmations:
         if token is not None:
             self._redeem(binding, token)
             return None
-        server = ctx.server
-        if (server.revision is HANDSHAKE and server.era >= 2 and server.pump is not None
-                and server.batch is None
-                and missing(server.client_capabilities, "elicitation/create", None) is None):
+        if _can_elicit(ctx.server):
             answer = ctx.request("elicitation/create", {"message": summary + ". Go ahead?",
                                                         "requestedSchema": _ASK})
             if type(answer) is not dict:
