@@ -15,6 +15,7 @@ from binascii import hexlify
 
 from tinymcp.clock import ticks_diff, ticks_ms
 from tinymcp.context import missing
+from tinymcp.jsonrpc import RpcError
 from tinymcp.revision import HANDSHAKE
 from tinymcp.schema import boolean, number, obj, string
 
@@ -50,6 +51,19 @@ def _can_elicit(server):
             and missing(caps, "elicitation/create", None) is None)
 
 
+def _ask(ctx, summary):
+    # The user's answer (a dict), or None when the client cannot be asked after all: a bridge
+    # whose host lacks elicitation says so as data.
+    try:
+        answer = ctx.request("elicitation/create", {"message": summary + ". Go ahead?",
+                                                    "requestedSchema": _ASK})
+    except RpcError as e:
+        if type(e.data) is dict and "requiredCapabilities" in e.data:
+            return None
+        raise
+    return answer if type(answer) is dict else {}
+
+
 class Confirmations:
     expires_ms = 60000   # how long a token stays good
     max_tokens = 4       # outstanding at once; a new one retires the oldest
@@ -65,16 +79,16 @@ class Confirmations:
         if token is not None:
             self._redeem(binding, token)
             return None
-        if _can_elicit(ctx.server):
-            answer = ctx.request("elicitation/create", {"message": summary + ". Go ahead?",
-                                                        "requestedSchema": _ASK})
-            if type(answer) is not dict:
-                answer = {}
-            content = answer.get("content")
-            if (answer.get("action") != "accept" or type(content) is not dict
-                    or content.get("confirm") is not True):
-                raise ValueError("not done: the user did not confirm (" + summary + ")")
-            return None
+        answer = _ask(ctx, summary) if _can_elicit(ctx.server) else None
+        if answer is None:
+            return self._issue(binding, summary)
+        content = answer.get("content")
+        if (answer.get("action") != "accept" or type(content) is not dict
+                or content.get("confirm") is not True):
+            raise ValueError("not done: the user did not confirm (" + summary + ")")
+        return None
+
+    def _issue(self, binding, summary):
         tokens = self.tokens
         if len(tokens) >= self.max_tokens:
             tokens.pop(0)

@@ -1,8 +1,10 @@
 # Outputs that fail safe through the bridge, with the official SDK client over HTTP: a lease runs
-# out on the board, a host session that ends takes its leases with it, another host's hold.
+# out on the board, a host session that ends takes its leases with it, another host's hold; and
+# a destructive tool's confirmation, by token or by the host's elicitation.
 import asyncio
 import time
 
+import mcp_types as types
 from mcp import Client
 
 from tests.bridge.conftest import clean_env
@@ -93,4 +95,30 @@ def test_a_host_cannot_name_itself_the_owner_of_another_hosts_lease(http_bridge)
                 await other.call_tool("set_led", {"on": True, "lease_s": 30},
                                       meta={"io.tinymcp/owner": "host-1"})
             assert await dark_within(holder, 5) is not None
+    asyncio.run(main())
+
+
+def test_a_destructive_tool_is_confirmed_by_token_or_by_the_hosts_elicitation(http_bridge):
+    url, bridge = bench_bridge(http_bridge)
+    asked = []
+
+    async def elicit(context, params):
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"confirm": True})
+
+    async def main():
+        async with Client(url, mode="legacy") as plain:
+            first = await plain.call_tool("clear_history", {"quantity": "pressure"})
+            assert first.structured_content, first
+            token = first.structured_content["confirm"]["token"]
+            done = await plain.call_tool("clear_history", {"quantity": "pressure",
+                                                           "confirm": token})
+            assert "cleared" in done.structured_content, done
+            reused = await plain.call_tool("clear_history", {"quantity": "pressure",
+                                                             "confirm": token})
+            assert reused.is_error
+        async with Client(url, mode="legacy", elicitation_callback=elicit) as asking:
+            done = await asking.call_tool("clear_history", {"quantity": "pressure"})
+            assert "cleared" in done.structured_content, done
+            assert len(asked) == 1 and "pressure samples" in asked[0]
     asyncio.run(main())

@@ -124,3 +124,24 @@ def test_a_client_without_elicitation_gets_the_token_through_the_serve_loop_too(
     Channel(server, stream).run()
     assert [m.get("method") for m in stream.sent] == [None, None]
     assert stream.sent[1]["result"]["structuredContent"]["confirm"]["summary"] == "Wipe log b"
+
+
+def test_a_client_that_cannot_be_asked_after_all_gets_the_token():
+    # A bridge declares elicitation for all its hosts; one whose host lacks it says so as data.
+    for error, pending in (({"code": -32601, "message": "the host does not support elicitation",
+                             "data": {"requiredCapabilities": {"elicitation": {}}}}, True),
+                           ({"code": -32603, "message": "something else"}, False)):
+        server = board()
+        reply = json.dumps({"jsonrpc": "2.0", "id": 1, "error": error}).encode()
+        stream = FakeStream([
+            frame("initialize", {"protocolVersion": "2025-06-18",
+                                 "capabilities": {"elicitation": {}}}, id=0) + b"\n",
+            frame("tools/call", {"name": "wipe", "arguments": {"log": "a"}}, id=3) + b"\n",
+            None, reply + b"\n"], size=1024)
+        Channel(server, stream).run()
+        done = stream.sent[2]["result"]
+        assert server.wiped == []
+        if pending:
+            assert done["structuredContent"]["confirm"]["summary"] == "Wipe log a"
+        else:
+            refused(done, "something else")

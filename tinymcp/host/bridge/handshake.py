@@ -53,8 +53,10 @@ class HostCall:
             mode = list(lacks[need])[0]
             return {"code": INVALID_PARAMS, "message": "the host does not support %s mode %s"
                     % (need, mode), "data": {"requiredCapabilities": lacks}}
-        if lacks is not None:
-            return "the host does not support " + need
+        if lacks is not None:   # said as data too: a board may fall back (tinymcp/confirm.py)
+            return {"code": METHOD_NOT_FOUND, "message": "%s cannot reach a client: the host "
+                    "does not support %s" % (msg["method"], need),
+                    "data": {"requiredCapabilities": lacks}}
         oid, answer = session.ask(msg["method"], msg.get("params"), self.rid)
         task = asyncio.get_running_loop().create_task(self._relay(msg["id"], oid, answer, reply,
                                                                   ended))
