@@ -91,18 +91,25 @@ def test_a_token_expires_after_a_minute():
     assert server.wiped == []
 
 
+def answered(server, answer):
+    # A 2025-06-18 session with form elicitation: wipe(log="a"), the client answering with
+    # `answer` ({"result": ...} or {"error": ...}) -> the stream.
+    reply = json.dumps(dict({"jsonrpc": "2.0", "id": 1}, **answer)).encode()
+    stream = FakeStream([
+        frame("initialize", {"protocolVersion": "2025-06-18",
+                             "capabilities": {"elicitation": {}}}, id=0) + b"\n",
+        frame("tools/call", {"name": "wipe", "arguments": {"log": "a"}}, id=3) + b"\n",
+        None, reply + b"\n"], size=1024)
+    Channel(server, stream).run()
+    return stream
+
+
 def test_a_client_with_form_elicitation_is_asked_instead():
     for answer, wiped in (({"action": "accept", "content": {"confirm": True}}, ["a"]),
                           ({"action": "accept", "content": {"confirm": False}}, []),
                           ({"action": "decline"}, [])):
         server = board()
-        reply = json.dumps({"jsonrpc": "2.0", "id": 1, "result": answer}).encode()
-        stream = FakeStream([
-            frame("initialize", {"protocolVersion": "2025-06-18",
-                                 "capabilities": {"elicitation": {}}}, id=0) + b"\n",
-            frame("tools/call", {"name": "wipe", "arguments": {"log": "a"}}, id=3) + b"\n",
-            None, reply + b"\n"], size=1024)
-        Channel(server, stream).run()
+        stream = answered(server, {"result": answer})
         ask = stream.sent[1]
         assert ask["method"] == "elicitation/create"
         assert ask["params"]["message"] == "Wipe log a. Go ahead?"
@@ -132,14 +139,7 @@ def test_a_client_that_cannot_be_asked_after_all_gets_the_token():
                              "data": {"requiredCapabilities": {"elicitation": {}}}}, True),
                            ({"code": -32603, "message": "something else"}, False)):
         server = board()
-        reply = json.dumps({"jsonrpc": "2.0", "id": 1, "error": error}).encode()
-        stream = FakeStream([
-            frame("initialize", {"protocolVersion": "2025-06-18",
-                                 "capabilities": {"elicitation": {}}}, id=0) + b"\n",
-            frame("tools/call", {"name": "wipe", "arguments": {"log": "a"}}, id=3) + b"\n",
-            None, reply + b"\n"], size=1024)
-        Channel(server, stream).run()
-        done = stream.sent[2]["result"]
+        done = answered(server, {"error": error}).sent[2]["result"]
         assert server.wiped == []
         if pending:
             assert done["structuredContent"]["confirm"]["summary"] == "Wipe log a"
