@@ -3,16 +3,15 @@
 # When the lease runs out without a renewal, or its session or owner ends, the output goes back
 # to its safe state here on the board, whatever the bridge or the host is doing.
 #
-#   left = leases.hold(server, output, key, lease_s, safe)  # before the driver acts
-#   output.safe(key)                                       # the driver's safe state
+#   left = hold(server, output, key, lease_s, safe)   # before the driver acts (drivers go
+#                                                     # through tinymcp.sensors.common.lease)
+#   output.safe(key)                                  # the driver's safe state
 #
 # One output (output, key), one lease: the latest call with lease_s renews it and owns it. A
 # call that puts the output in its safe state ends the lease; one without lease_s leaves a
 # running lease as it is (so nothing turns a leased output into one that never fails safe).
 from tinymcp.clock import ticks_diff, ticks_ms
 from tinymcp.protocol import OWNER_META
-
-MAX_LEASE_S = 86400   # a day: well inside the half-period ticks_diff measures on every port
 
 
 class Leases:
@@ -91,9 +90,7 @@ def of(server, clock=ticks_ms):
 def hold(server, output, key, seconds, safe):
     # What a driver calls before it sets output (key: which of its outputs) to a state, safe
     # or not, with lease_s (None: not asked) -> the seconds the lease has, or None for none.
-    leases = of(server) if seconds is not None or server.leases is not None else None
-    if leases is None:
-        return None
+    leases = of(server)
     if safe:
         leases.release(output, key)
         return None
@@ -104,10 +101,3 @@ def hold(server, output, key, seconds, safe):
     leases.grant(output, key, server.session, owner if type(owner) is str else None, seconds)
     return seconds
 
-
-def schema(what):
-    # The lease_s input of a tool that switches an output.
-    from tinymcp.schema import number
-    return number("Seconds " + what + " stays so without a renewal (another call with "
-                  "lease_s), then goes back to its safe state; also when this session ends. "
-                  "Leave out for no lease", 0.1, MAX_LEASE_S)

@@ -75,20 +75,21 @@ def attach(server, pins):
             return reading(pins.read(pin), units)
 
     if pins.outputs:
-        from tinymcp.leases import hold, schema
+        from tinymcp.sensors.common import lease, lease_schemas
+        leased = lease_schemas("the pin")
 
         @server.tool("write_pin", "Drive a GPIO output pin the board offers high (1) or low (0). "
                      "This changes what is wired to the pin. With lease_s the pin goes back to "
                      "its safe level by itself unless written again within that time.",
                      inputs={"pin": integer("GPIO number", enum=sorted(pins.outputs)),
                              "value": integer("1 for high, 0 for low", 0, 1),
-                             "lease_s?": schema("the pin")},
+                             "lease_s?": leased[0]},
                      outputs={"pin": integer("GPIO number"), "value": integer("0 or 1", 0, 1),
-                              "lease_s?": number("Seconds left before it goes back by itself")},
+                              "lease_s?": leased[1]},
                      title="Write GPIO pin", read_only=False, destructive=True,
                      idempotent=True, open_world=False)
         def write_pin(pin, value, lease_s=None):
-            left = hold(server, pins, pin, lease_s, value == pins.safe_level(pin))
+            left = lease(server, pins, pin, lease_s, value == pins.safe_level(pin))
             state = pins.write(pin, value)
             if left is not None:
                 state["lease_s"] = left

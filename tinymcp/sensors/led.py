@@ -20,18 +20,18 @@ class Led:
 
 
 def attach(server, led, tool="set_led"):
-    from tinymcp.leases import hold, schema
-    from tinymcp.schema import boolean, number
+    from tinymcp.schema import boolean
+    from tinymcp.sensors.common import lease, lease_schemas
+    leased = lease_schemas("the LED")
 
     @server.tool(tool, "Switch the board's LED on or off. With lease_s it goes off by itself "
                  "unless switched on again within that time.",
-                 inputs={"on": boolean("true to light the LED"), "lease_s?": schema("the LED")},
-                 outputs={"on": boolean("The LED state now"),
-                          "lease_s?": number("Seconds left before it goes off by itself")},
+                 inputs={"on": boolean("true to light the LED"), "lease_s?": leased[0]},
+                 outputs={"on": boolean("The LED state now"), "lease_s?": leased[1]},
                  title="Set LED", read_only=False, destructive=False, idempotent=True,
                  open_world=False)
     def set_led(on, lease_s=None):
-        left = hold(server, led, None, lease_s, not on)
+        left = lease(server, led, None, lease_s, not on)
         state = led.set(on)
         if left is not None:
             state["lease_s"] = left
