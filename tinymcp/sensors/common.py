@@ -63,10 +63,9 @@ MAX_LEASE_S = 86400   # a day: well inside the half-period ticks_diff measures o
 def lease_schemas(what):
     # (input, output) schemas of lease_s, for a tool that switches an output (tinymcp/leases.py).
     from tinymcp.schema import number
-    return (number("Seconds " + what + " stays so without a renewal (another call with "
-                   "lease_s), then goes back to its safe state; also when this session ends. "
-                   "Left out: no new lease (one running runs on)", 0.1, MAX_LEASE_S),
-            number("Seconds left before it goes back to its safe state by itself"))
+    return (number("Seconds until " + what + " goes back to its safe state, unless renewed (called "
+                   "again with lease_s) or this session ends first", 0.1, MAX_LEASE_S),
+            number("Seconds left on the lease"))
 
 
 def lease(server, output, key, seconds, safe):
