@@ -266,10 +266,10 @@ class Router:
 
     async def _forward(self, board, method, params, call):
         forward, token = self._map_progress(params, board, call)
-        if method == "tools/call":
-            forward = self._owned(forward, call)
         retry = method in READ_ONLY or (method == "tools/call" and
                                         board.catalog.read_only.get(params.get("name")) is True)
+        if method == "tools/call" and not retry:   # a tool that may switch an output
+            forward = self._owned(forward, call)
         try:
             return await board.session.call(method, forward, owner=call, retry=retry)
         finally:
