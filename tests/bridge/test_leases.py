@@ -122,3 +122,29 @@ def test_a_destructive_tool_is_confirmed_by_token_or_by_the_hosts_elicitation(ht
             assert "cleared" in done.structured_content, done
             assert len(asked) == 1 and "pressure samples" in asked[0]
     asyncio.run(main())
+
+
+def test_with_two_boards_a_host_that_ends_takes_only_its_own_board_outputs(http_bridge):
+    url, bridge = http_bridge("--sim", "a=sim", "--sim", "b=sim", board=None)
+
+    async def volts(client, label):
+        read = await client.call_tool(label + "_read_adc", {"channel": 2})
+        return read.structured_content["volts"]
+
+    async def main():
+        async with Client(url, mode="legacy") as stays:
+            deadline = time.monotonic() + 30
+            while not {"a_set_led", "b_set_led"} <= {t.name for t in
+                                                     (await stays.list_tools()).tools}:
+                assert time.monotonic() < deadline, "both boards never came up"
+                await asyncio.sleep(0.2)
+            async with Client(url, mode="legacy") as goes:
+                await goes.call_tool("a_set_led", {"on": True, "lease_s": 30})
+                await stays.call_tool("b_set_led", {"on": True, "lease_s": 30})
+                assert await volts(stays, "a") > 2 and await volts(stays, "b") > 2
+            start = time.monotonic()
+            while await volts(stays, "a") > 2 and time.monotonic() - start < 5:
+                await asyncio.sleep(0.1)
+            assert await volts(stays, "a") < 1
+            assert await volts(stays, "b") > 2
+    asyncio.run(main())
