@@ -55,11 +55,16 @@ class Leases:
             self.held.pop(i)
 
     def expire(self):
-        # Run from the serve loop's idle time: lapsed leases put their outputs back.
-        if not self.held:
+        # Run from the serve loop's idle time: lapsed leases put their outputs back. Nothing is
+        # allocated until one has lapsed.
+        held = self.held
+        if not held:
             return
         now = self.clock()
-        self._drop([e for e in self.held if ticks_diff(e[4], now) <= 0])
+        for entry in held:
+            if ticks_diff(entry[4], now) <= 0:
+                self._drop([e for e in held if ticks_diff(e[4], now) <= 0])
+                return
 
     def end(self, session, owner=None):
         # A session ended (its link, a new initialize), or one owner of it (a host behind a
