@@ -56,15 +56,18 @@ class Leases:
 
     def expire(self):
         # Run from the serve loop's idle time: lapsed leases put their outputs back. Nothing is
-        # allocated until one has lapsed.
+        # allocated until one has lapsed (no comprehension here: its closure would be).
         held = self.held
         if not held:
             return
         now = self.clock()
         for entry in held:
             if ticks_diff(entry[4], now) <= 0:
-                self._drop([e for e in held if ticks_diff(e[4], now) <= 0])
+                self._lapsed(now)
                 return
+
+    def _lapsed(self, now):
+        self._drop([e for e in self.held if ticks_diff(e[4], now) <= 0])
 
     def end(self, session, owner=None):
         # A session ended (its link, a new initialize), or one owner of it (a host behind a
