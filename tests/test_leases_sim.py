@@ -3,20 +3,8 @@
 # bridge that ends takes only its own lease, and a lease the schema refuses touches nothing.
 import time
 
-import pytest
-
-from tests.board_process import BoardProcess
+from tests.test_wire import board  # noqa: F401  (the fixture: the sim on stdio, both runtimes)
 from tinymcp.protocol import OWNER_ENDED, OWNER_META
-
-RUNTIMES = ["python", "micropython"]
-
-
-@pytest.fixture(params=RUNTIMES)
-def board(request):
-    proc = BoardProcess(request.param)
-    proc.initialize()
-    yield proc
-    assert proc.close() == 0
 
 
 def call(board, name, args, owner=None):
