@@ -28,12 +28,28 @@ class Pin:
         self.level = level
 
 
+class PWM:
+    # A machine.PWM that only remembers its frequency and duty.
+    def __init__(self):
+        self.hz = 1000
+        self.duty = 0
+
+    def freq(self, hz=None):
+        if hz is None:
+            return self.hz
+        self.hz = hz
+
+    def duty_u16(self, duty):
+        self.duty = duty
+
+
 def board():
     server = Server("leases", "0")
     server.led_pin = Pin()
     server.relay = Pin()
+    server.fan = PWM()
     led.attach(server, led.Led(server.led_pin))
-    gpio.attach(server, gpio.Pins(outputs={15: server.relay}))
+    gpio.attach(server, gpio.Pins(outputs={15: server.relay}, pwm={16: server.fan}))
     server.clock = Clock()
     leases.of(server, server.clock)
     initialize(server)
@@ -103,6 +119,15 @@ def test_a_gpio_output_leased_goes_back_to_its_safe_level():
     assert server.relay.level == 1
     run(server, 200)
     assert server.relay.level == 0
+
+
+def test_a_pwm_duty_leased_goes_back_to_zero():
+    server = board()
+    answer = call(server, "set_pwm", pin=16, duty=50, lease_s=1)
+    assert answer["structuredContent"] == {"pin": 16, "duty": 50, "freq": 1000, "lease_s": 1}
+    assert server.fan.duty == 32768
+    run(server, 1000)
+    assert server.fan.duty == 0
 
 
 def test_a_board_file_may_declare_high_as_an_outputs_safe_level():

@@ -77,6 +77,13 @@ def lease(server, output, key, seconds, safe):
     return hold(server, output, key, seconds, safe)
 
 
+def with_lease(state, left):
+    # A switching tool's result, with the seconds its lease has left (lease() said) if any.
+    if left is not None:
+        state["lease_s"] = left
+    return state
+
+
 class Throttled:
     # A resource watch that reads a device at most every `every_ms`: the serve loop polls
     # subscriptions five times a second, far more often than a sensor is worth waking.

@@ -5,8 +5,8 @@
 #   attach(server, pins)           -> read_pin, write_pin, set_pwm (only those with pins)
 #
 # An output's safe state is low unless the board file says otherwise (safe={15: 1} for a relay
-# that is off when high); write_pin's lease_s puts it back there (tinymcp/leases.py).
-from tinymcp.sensors.common import SensorError
+# that is off when high), a PWM pin's is a duty of 0; lease_s puts them back (tinymcp/leases.py).
+from tinymcp.sensors.common import SensorError, lease, lease_schemas, with_lease
 
 
 def _listed(numbers):
@@ -59,6 +59,15 @@ class Pins:
         return {"pin": pin, "duty": duty, "freq": pwm.freq()}
 
 
+class PwmOutputs:
+    # The PWM pins as leases see them: safe at a duty of 0.
+    def __init__(self, pins):
+        self.pins = pins
+
+    def safe(self, pin):
+        self.pins.set_pwm(pin, 0)
+
+
 def attach(server, pins):
     from tinymcp.schema import integer, number
     readable = pins.readable()
@@ -75,7 +84,6 @@ def attach(server, pins):
             return reading(pins.read(pin), units)
 
     if pins.outputs:
-        from tinymcp.sensors.common import lease, lease_schemas
         leased = lease_schemas("the pin")
 
         @server.tool("write_pin", "Drive a GPIO output pin the board offers high (1) or low (0). "
@@ -90,22 +98,25 @@ def attach(server, pins):
                      idempotent=True, open_world=False)
         def write_pin(pin, value, lease_s=None):
             left = lease(server, pins, pin, lease_s, value == pins.safe_level(pin))
-            state = pins.write(pin, value)
-            if left is not None:
-                state["lease_s"] = left
-            return state
+            return with_lease(pins.write(pin, value), left)
 
     if pins.pwm:
+        leased = lease_schemas("the duty")
+        duties = PwmOutputs(pins)
+
         @server.tool("set_pwm", "Set the PWM duty cycle (percent) and optionally the frequency "
-                     "of a PWM pin the board offers. This changes what is wired to the pin.",
+                     "of a PWM pin the board offers. This changes what is wired to the pin. With "
+                     "lease_s the duty goes back to 0 by itself unless set again within that time.",
                      inputs={"pin": integer("GPIO number", enum=sorted(pins.pwm)),
                              "duty": number("Duty cycle in percent", 0, 100),
-                             "freq?": integer("Frequency in Hz", 10, 100000)},
+                             "freq?": integer("Frequency in Hz", 10, 100000),
+                             "lease_s?": leased[0]},
                      outputs={"pin": integer("GPIO number"), "duty": number("Duty in percent"),
-                              "freq": integer("Frequency in Hz")},
+                              "freq": integer("Frequency in Hz"), "lease_s?": leased[1]},
                      title="Set PWM duty", read_only=False, destructive=True, idempotent=True,
                      open_world=False)
-        def set_pwm(pin, duty, freq=None):
-            return pins.set_pwm(pin, duty, freq)
+        def set_pwm(pin, duty, freq=None, lease_s=None):
+            left = lease(server, duties, pin, lease_s, duty == 0)
+            return with_lease(pins.set_pwm(pin, duty, freq), left)
 
     return pins

@@ -21,7 +21,7 @@ class Led:
 
 def attach(server, led, tool="set_led"):
     from tinymcp.schema import boolean
-    from tinymcp.sensors.common import lease, lease_schemas
+    from tinymcp.sensors.common import lease, lease_schemas, with_lease
     leased = lease_schemas("the LED")
 
     @server.tool(tool, "Switch the board's LED on or off. With lease_s it goes off by itself "
@@ -32,9 +32,6 @@ def attach(server, led, tool="set_led"):
                  open_world=False)
     def set_led(on, lease_s=None):
         left = lease(server, led, None, lease_s, not on)
-        state = led.set(on)
-        if left is not None:
-            state["lease_s"] = left
-        return state
+        return with_lease(led.set(on), left)
 
     return led
