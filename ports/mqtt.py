@@ -21,7 +21,7 @@ SENDER = "MCP-MQTT-CLIENT-ID"
 DISCONNECTED = b'{"jsonrpc":"2.0","method":"notifications/disconnected"}'
 # What a session is: the server's attributes that open_session() starts afresh.
 _SESSION = ("revision", "cache", "backlog", "waiting", "initialized", "version", "era",
-            "client_capabilities", "log_level", "subscriptions")
+            "client_capabilities", "log_level", "subscriptions", "session")
 _ROOM = 448  # bytes before an answer's payload in the output buffer, for its PUBLISH header
 
 
@@ -302,7 +302,10 @@ class Board:
         if tell:
             self._publish(("$mcp-rpc/" + cid + self.rpc_tail).encode(), DISCONNECTED,
                           len(DISCONNECTED))
-        del self.sessions[cid]
+        saved = self.sessions.pop(cid)
+        server = self.server  # the outputs its session leased go back to their safe state
+        server.end_session(server.session if saved is None or cid == self.current
+                           else saved[_SESSION.index("session")])
         self.order.remove(cid)
         if self.current == cid:
             self.current = None

@@ -149,3 +149,18 @@ def test_a_board_says_where_it_listens_only_once_a_client_can_connect_there():
     t.start()
     t.join(10)
     assert reached == ["tinymcp: on Wi-Fi lab as 127.0.0.1; MCP on 127.0.0.1:%d" % port]
+
+
+def test_a_lease_ends_with_the_connection_that_set_it(board):
+    port, _proc = board
+    first = Client(port)
+    first.request(1, "initialize", INIT["params"])
+    lit = first.request(2, "tools/call", {"name": "set_led", "arguments": {"on": True,
+                                                                          "lease_s": 30}})
+    assert lit["result"]["structuredContent"] == {"on": True, "lease_s": 30}
+    first.close()
+    second = Client(port)
+    second.request(1, "initialize", INIT["params"])
+    seen = second.request(2, "tools/call", {"name": "read_adc", "arguments": {"channel": 2}})
+    assert seen["result"]["structuredContent"]["volts"] < 1   # the photodiode sees it dark
+    second.close()

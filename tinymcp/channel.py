@@ -106,6 +106,7 @@ class Channel:
                 server.poll()
         if self.stopped == "eof":
             self._serve_backlog()  # the client may close its side right after its last request
+        server.end_session()  # the link is gone: its outputs fail safe
         server.link = None
         server.pump = None
         return self.stopped

@@ -35,6 +35,12 @@ class Quantity:
         if self.count < len(self.times):
             self.count += 1
 
+    def clear(self):
+        # Forget every sample kept -> how many there were.
+        count = self.count
+        self.count = self.next = 0
+        return count
+
     def indices(self, since=None):
         # Ring positions of the samples, oldest first (those at or after `since` only).
         depth = len(self.times)

@@ -57,6 +57,11 @@ LOG_LEVEL_META = "io.modelcontextprotocol/logLevel"
 SUBSCRIPTION_META = "io.modelcontextprotocol/subscriptionId"
 SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
 
+# Outputs that fail safe (tinymcp/leases.py): a bridge names the host behind a tools/call in its
+# _meta[OWNER_META], and tells the board OWNER_ENDED {"owner": ...} when that host has gone.
+OWNER_META = "io.tinymcp/owner"
+OWNER_ENDED = "notifications/io.tinymcp/owner_ended"
+
 
 def reason(error):
     # The reason of a JSON-RPC error object (or of a message holding one), or None.

@@ -4,7 +4,7 @@ from tinymcp import jsonrpc
 from tinymcp.jsonrpc import RpcError, Structured
 from tinymcp.protocol import (VERSIONS, LATEST, LEVELS, LINK_KEY, VERSION_META, BATCHES,
                               INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR,
-                              PARSE_ERROR)
+                              PARSE_ERROR, OWNER_ENDED)
 from tinymcp.revision import HANDSHAKE
 
 _EMPTY = b"{}"
@@ -17,6 +17,10 @@ class Server:
     client_timeout_ms = 60000
     link_modes = None       # set by a channel: its offer, initialize's experimental["tinymcp/link"]
     identity = ""           # a stable id of the board (machine.unique_id()), in that offer as "id"
+    leases = None           # tinymcp.leases.Leases, made with the first lease of an output
+    opened = 0              # sessions opened so far; self.session is the one being served
+    session = 0
+    meta = None             # the _meta of the request being handled
 
     def __init__(self, name, version, title=None, instructions=None):
         info = {"name": name, "version": version}
@@ -56,7 +60,15 @@ class Server:
         self.backlog = []
         self.waiting = None
         self.work = None
+        self.opened += 1
+        self.session = self.opened
         self._reset()
+
+    def end_session(self, session=None):
+        # A session ended (its link, or a new initialize on the same one): the outputs it
+        # leased go back to their safe state (tinymcp/leases.py).
+        if self.leases is not None:
+            self.leases.end(self.session if session is None else session)
 
     def _reset(self):
         self.initialized = False   # initialize answered: requests are served
@@ -261,7 +273,8 @@ class Server:
         self.running = rid
         self.cancelled = False
         meta = params.get("_meta")
-        self.token = meta.get("progressToken") if type(meta) is dict else None
+        self.meta = meta if type(meta) is dict else None
+        self.token = meta.get("progressToken") if self.meta is not None else None
         try:
             handler = revision.gate(self, method, params)
             result = handler(self, params)
@@ -305,6 +318,10 @@ class Server:
                 self.cancelled = True
             elif self.work is None or not self.work.cancel(rid):
                 self.revision.cancel(self, rid)  # may end a subscriptions/listen stream
+        elif method == OWNER_ENDED and self.leases is not None:  # a host behind a bridge left
+            owner = params.get("owner")
+            if type(owner) is str:
+                self.leases.end(self.session, owner)
 
     # -- helpers for handlers ------------------------------------------------------------
 
@@ -401,6 +418,10 @@ def _initialize(server, params):
     if type(asked) is not str:
         raise RpcError(INVALID_PARAMS, 'Invalid params: "protocolVersion" must be a string')
     previous = server.version
+    if server.initialized:  # a new session on the same link: the last one's leases end
+        server.end_session()
+        server.opened += 1
+        server.session = server.opened
     server._reset()
     version = asked if asked in VERSIONS else LATEST
     if version != previous:

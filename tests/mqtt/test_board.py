@@ -215,3 +215,28 @@ def test_a_wrong_password_is_said_in_one_line_and_retried(boards):
         assert "on the MQTT broker 127.0.0.1:%d as unlocked" % broker.port in right.stderr()
     finally:
         broker.stop()
+
+
+def test_a_client_whose_session_ends_leaves_its_leased_led_off_and_others_served(
+        broker, boards, spec_clients, runtime):
+    board = boards(runtime, broker.url, "lease-" + runtime)
+    owner = spec_clients("lease-owner-" + runtime)
+    other = spec_clients("lease-other-" + runtime)
+    _, name = owner.discover(board.id)
+    owner.initialize(board.id, name)
+    other.initialize(board.id, name)
+
+    def photodiode():   # ADC channel 2 sees the LED: 2.4 V lit, 0.35 V dark
+        return _tool_text(other.request("tools/call", {"name": "read_adc",
+                                                       "arguments": {"channel": 2}}))["volts"]
+
+    lit = owner.request("tools/call", {"name": "set_led", "arguments": {"on": True,
+                                                                        "lease_s": 30}})
+    assert _tool_text(lit) == {"on": True, "lease_s": 30}
+    assert photodiode() > 2
+    owner.publish("$mcp-client/presence/" + owner.id,
+                  {"jsonrpc": "2.0", "method": "notifications/disconnected"})
+    deadline = time.monotonic() + 5
+    while photodiode() > 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert photodiode() < 1

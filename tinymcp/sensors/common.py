@@ -1,4 +1,4 @@
-# What every driver shares: SensorError, turning bus faults into advice, sleeps, watches.
+# What every driver shares: SensorError, turning bus faults into advice, sleeps, watches, leases.
 import time
 
 try:
@@ -55,6 +55,33 @@ def reading(values, units, age_ms=0):
     values["units"] = units
     values["age_ms"] = age_ms
     return values
+
+
+MAX_LEASE_S = 86400   # a day: well inside the half-period ticks_diff measures on every port
+
+
+def lease_schemas(what):
+    # (input, output) schemas of lease_s, for a tool that switches an output (tinymcp/leases.py).
+    from tinymcp.schema import number
+    return (number("Seconds until " + what + " goes back to its safe state, unless renewed (called "
+                   "again with lease_s) or this session ends first", 0.1, MAX_LEASE_S),
+            number("Seconds left on the lease"))
+
+
+def lease(server, output, key, seconds, safe):
+    # tinymcp.leases.hold(), called before the output is set: a board whose tools are never
+    # given lease_s never loads the module.
+    if seconds is None and server.leases is None:
+        return None
+    from tinymcp.leases import hold
+    return hold(server, output, key, seconds, safe)
+
+
+def with_lease(state, left):
+    # A switching tool's result, with the seconds its lease has left (lease() said) if any.
+    if left is not None:
+        state["lease_s"] = left
+    return state
 
 
 class Throttled:

@@ -1,6 +1,6 @@
-# The board's LED, switched by a set_led tool.
+# The board's LED, switched by a set_led tool; off is its safe state (tinymcp/leases.py).
 #
-#   attach(server, Led(Pin("LED", Pin.OUT)))   -> set_led
+#   attach(server, Led(Pin("LED", Pin.OUT)))   -> set_led {"on", "lease_s"?}
 
 
 class Led:
@@ -15,16 +15,23 @@ class Led:
         self.on = on
         return {"on": on}
 
+    def safe(self, key=None):
+        self.set(False)
+
 
 def attach(server, led, tool="set_led"):
     from tinymcp.schema import boolean
+    from tinymcp.sensors.common import lease, lease_schemas, with_lease
+    leased = lease_schemas("the LED")
 
-    @server.tool(tool, "Switch the board's LED on or off.",
-                 inputs={"on": boolean("true to light the LED")},
-                 outputs={"on": boolean("The LED state now")},
+    @server.tool(tool, "Switch the board's LED on or off. With lease_s it goes off by itself "
+                 "unless switched on again within that time.",
+                 inputs={"on": boolean("true to light the LED"), "lease_s?": leased[0]},
+                 outputs={"on": boolean("The LED state now"), "lease_s?": leased[1]},
                  title="Set LED", read_only=False, destructive=False, idempotent=True,
                  open_world=False)
-    def set_led(on):
-        return led.set(on)
+    def set_led(on, lease_s=None):
+        left = lease(server, led, None, lease_s, not on)
+        return with_lease(led.set(on), left)
 
     return led

@@ -29,6 +29,11 @@ class HostCall:
         self.rid = rid
         self.asks = {}   # the board's request id -> (relay task, our id for it to the host)
 
+    @property
+    def owner(self):
+        # Who the board is told a tools/call is for (_meta["io.tinymcp/owner"]).
+        return getattr(self.session, "owner", None)
+
     def notify(self, msg):
         self.session.send(msg, self.rid)
 
@@ -49,8 +54,10 @@ class HostCall:
             mode = list(lacks[need])[0]
             return {"code": INVALID_PARAMS, "message": "the host does not support %s mode %s"
                     % (need, mode), "data": {"requiredCapabilities": lacks}}
-        if lacks is not None:
-            return "the host does not support " + need
+        if lacks is not None:   # said as data too: a board may fall back (tinymcp/confirm.py)
+            return {"code": METHOD_NOT_FOUND, "message": "%s cannot reach a client: the host "
+                    "does not support %s" % (msg["method"], need),
+                    "data": {"requiredCapabilities": lacks}}
         oid, answer = session.ask(msg["method"], msg.get("params"), self.rid)
         task = asyncio.get_running_loop().create_task(self._relay(msg["id"], oid, answer, reply,
                                                                   ended))

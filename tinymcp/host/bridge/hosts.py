@@ -1,5 +1,6 @@
 # The hosts' side of the bridge: every host session (stdio, HTTP, the demo), each served in the
 # protocol revision it speaks, all through one router to the boards.
+import itertools
 import logging
 
 from tinymcp.protocol import INVALID_PARAMS, LEVELS
@@ -24,10 +25,12 @@ class Hosts:
         self.subs = Subscriptions(self.router.subscribe, self.router.unsubscribe)
         self.handshake = Handshake(self.router, self.subs, timeout)
         self.stateless = Stateless(self.router, self.subs, timeout)
+        self._owners = itertools.count(1)
 
     def open_session(self, send, label, unanswered=None):
         session = HostSession(send, label, serve=self._serve, notified=self._notified,
                               closed=self._closed, unanswered=unanswered)
+        session.owner = "host-%d" % next(self._owners)   # its name to the boards (leases)
         self.sessions.append(session)
         log.info("host session %s opened", label)
         return session
@@ -55,6 +58,7 @@ class Hosts:
             self.sessions.remove(session)
         self.subs.drop(session)
         self.router.forget(session)
+        self.router.owner_ended(session.owner)
         log.info("host session %s closed", session.label)
 
     # -- what the boards say to every host --------------------------------------------------

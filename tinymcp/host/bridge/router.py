@@ -8,7 +8,7 @@ import itertools
 import logging
 
 from tinymcp.protocol import (CLIENT_NEEDS as NEEDS, INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND,
-                              RESOURCE_NOT_FOUND)
+                              OWNER_ENDED, OWNER_META, RESOURCE_NOT_FOUND)
 
 from tinymcp.host.bridge import compact as compact_surface
 from tinymcp.host.bridge.catalog import (KINDS, LISTS, OFFERS, Catalog, labelled_uri, outward,
@@ -85,6 +85,7 @@ class Router:
         self.known = {}           # board identity -> its label: a board comes back under it
         self.telling = {}         # list kind -> True when it changed again while being told
         self.task_owners = {}     # task id -> [board, host session, bridge progress token]
+        self.owners = set()       # hosts named as the owner of a tools/call (their leases)
         self._tokens = itertools.count(1)
 
     # -- the boards -------------------------------------------------------------------------
@@ -316,6 +317,8 @@ class Router:
         forward, token = self._map_progress(params, board, call)
         retry = method in READ_ONLY or (method == "tools/call" and
                                         board.catalog.read_only.get(params.get("name")) is True)
+        if method == "tools/call" and not retry:   # a tool that may switch an output
+            forward = self._owned(forward, call)
         try:
             long = (method == "tools/call" and "task" not in params
                     and params.get("name") in board.catalog.task_support)
@@ -395,6 +398,28 @@ class Router:
         self.tokens[token] = (board, call, meta["progressToken"])
         meta["progressToken"] = token
         return forward, token
+
+    def _owned(self, params, call):
+        # The board is told which host a tools/call is for: the boards share one session with
+        # the bridge, and a host's leased outputs must end with that host (tinymcp/leases.py).
+        # A host's own claim to the key is dropped; a stateless call names no owner.
+        owner = getattr(call, "owner", None)
+        meta = params.get("_meta")
+        if owner is None and not (type(meta) is dict and OWNER_META in meta):
+            return params
+        meta = dict(meta) if type(meta) is dict else {}
+        meta.pop(OWNER_META, None)
+        if owner is not None:
+            meta[OWNER_META] = owner
+            self.owners.add(owner)
+        return dict(params, _meta=meta)
+
+    def owner_ended(self, owner):
+        # A host session has ended: every board puts the outputs that host leased back to
+        # their safe state, and no other host's.
+        if owner in self.owners:
+            self.owners.discard(owner)
+            self.notify_boards(OWNER_ENDED, {"owner": owner})
 
     def notify_boards(self, method, params=None):
         # A host's notification every board must hear (roots/list_changed).
