@@ -34,7 +34,8 @@ class Broker:
     # tls: .port speaks TLS only, with a certificate for 127.0.0.1 from a CA made here (its PEM
     # at .ca), and .plain_url is a second listener without it (for boards: they check no
     # certificate, or only against the system's CAs).
-    def __init__(self, users=None, tls=False, port=None):
+    # acl: the text of an acl_file; config: more lines of mosquitto.conf.
+    def __init__(self, users=None, tls=False, port=None, acl=None, config=()):
         if MOSQUITTO is None:
             missing("mosquitto is not installed (.ci/install-mosquitto)")
         self.dir = tempfile.mkdtemp(prefix="tinymcp-mqtt-")
@@ -45,8 +46,9 @@ class Broker:
             self.ca = make_certificates(self.dir)
             os.chmod(self.dir, 0o755)
             self.plain_url = "mqtt://127.0.0.1:%d" % free_port()
-            lines = ["listener %s 127.0.0.1" % self.plain_url.rsplit(":", 1)[1]] + lines + ["cafile " + self.ca, "certfile " + os.path.join(self.dir, "server.crt"),
-                      "keyfile " + os.path.join(self.dir, "server.key")]
+            lines = ["listener %s 127.0.0.1" % self.plain_url.rsplit(":", 1)[1]] + lines + [
+                "cafile " + self.ca, "certfile " + os.path.join(self.dir, "server.crt"),
+                "keyfile " + os.path.join(self.dir, "server.key")]
         if users:
             passwd = os.path.join(self.dir, "passwd")
             for i, (user, password) in enumerate(users.items()):
@@ -58,6 +60,13 @@ class Broker:
             lines += ["allow_anonymous false", "password_file " + passwd]
         else:
             lines.append("allow_anonymous true")
+        if acl is not None:
+            path = os.path.join(self.dir, "acl")
+            with open(path, "w") as f:
+                f.write(acl)
+            os.chmod(path, 0o644)
+            lines.append("acl_file " + path)
+        lines += list(config)
         self.config = os.path.join(self.dir, "mosquitto.conf")
         with open(self.config, "w") as f:
             f.write("\n".join(lines) + "\n")

@@ -4,6 +4,7 @@
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -12,9 +13,11 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.bridge.conftest import Bridge, clean_env
+from tests.bridge.conftest import REPO, Bridge, clean_env
 from tests.mqtt.conftest import Broker, free_port
 from tests.windows_shim import SHIM_ENV
+from tinymcp.host.bridge.catalog import LABEL
+from tinymcp.host.bridge.mqtt import label_for
 
 READ = "read_temperature"
 
@@ -101,29 +104,39 @@ def test_mixed_with_a_sim_board_and_a_filter_that_selects_one(broker, boards, br
     assert "g1/tinymcp/garage" not in bridge.stderr()
 
 
-def test_a_killed_board_is_withdrawn_from_the_hosts(broker, boards, bridges):
+@pytest.mark.parametrize("how", ["SIGKILL", "SIGSTOP"])
+def test_a_dead_board_is_withdrawn_from_the_hosts(broker, boards, bridges, how):
+    # SIGKILL: the OS closes the board's socket, the broker sends its will at once. SIGSTOP: it
+    # freezes with the socket open (a board without power or network); the broker sends its
+    # will after 1.5 keep-alive periods of silence (Mosquitto checks them every few seconds).
     keepalive = 2
-    doomed = boards("python", broker.url, "doomed", "--keepalive", str(keepalive))
+    doomed = boards("python", broker.url, "doomed-" + how.lower(), "--keepalive", str(keepalive))
     boards("python", broker.url, "stays")
     url, bridge = bridges("--mqtt", broker.url)
     seen = Seen()
+    gone = "sim-doomed-%s_%s" % (how.lower(), READ)
 
     async def main():
         async with Client(url, mode="legacy", message_handler=seen) as client:
-            await tools_when(client, lambda n: {"sim-doomed_" + READ, "sim-stays_" + READ} <= n)
+            await tools_when(client, lambda n: {gone, "sim-stays_" + READ} <= n)
             before = len(seen.list_changed)
             killed = time.monotonic()
-            doomed.kill()
-            with anyio.fail_after(1.5 * keepalive + 5):   # 1.5 keep-alive periods, and slack
-                while len(seen.list_changed) == before:
-                    await anyio.sleep(0.05)
-            print("\ntools/list_changed %.2f s after SIGKILL (keep-alive %d s)"
-                  % (seen.list_changed[before] - killed, keepalive))
-            names = {t.name for t in (await client.list_tools()).tools}
-            assert "sim-doomed_" + READ not in names
+            doomed.proc.send_signal(getattr(signal, how))
+            with anyio.fail_after(1.5 * keepalive + (2 if how == "SIGKILL" else 8)):   # slack
+                while True:   # the list_changed after which its tools are gone
+                    while len(seen.list_changed) == before:
+                        await anyio.sleep(0.05)
+                    if gone not in {t.name for t in (await client.list_tools()).tools}:
+                        break
+                    before = len(seen.list_changed)
+            print("\ntools/list_changed %.2f s after %s (keep-alive %d s)"
+                  % (seen.list_changed[before] - killed, how, keepalive))
             assert await celsius(client, "sim-stays")   # the other board is served on
-    asyncio.run(main())
-    assert "board doomed/tinymcp/sim went offline" in bridge.stderr()
+    try:
+        asyncio.run(main())
+    finally:
+        doomed.kill()
+    assert "board doomed-%s/tinymcp/sim went offline" % how.lower() in bridge.stderr()
 
 
 def test_after_a_broker_restart_the_board_is_back_under_its_label(boards, bridges):
@@ -215,9 +228,24 @@ def test_mqtts_with_the_ca_from_the_environment(boards, bridges):
         except BaseException:
             print(board.stderr())
             raise
-        blind.wait_stderr(r"mqtts://127.0.0.1:%d is out of reach|certificate" % broker.port)
+        blind.wait_stderr(r"the broker mqtts://127.0.0.1:%d is out of reach \(\[SSL: "
+                          r"CERTIFICATE_VERIFY_FAILED\] .*; \$TINYMCP_MQTT_CA names the CA "
+                          r"that signed the broker's certificate\); trying again" % broker.port)
     finally:
         broker.stop()
+
+
+def test_labels_come_from_the_server_name_and_id_and_stay_unique():
+    assert label_for("sim-python", "tinymcp/sim", set()) == "sim-python"
+    assert label_for("b07", "tinymcp/sim", set()) == "sim-b07"
+    assert label_for("3C:61:05:2A", "site/hall/pico", set()) == "pico-3c-61-05-2a"
+    assert label_for("b07", "tinymcp/sim", {"sim-b07"}) == "sim-b07-2"
+    assert label_for("b07", "tinymcp/sim", {"sim-b07", "sim-b07-2"}) == "sim-b07-3"
+    long = label_for("a-very-long-server-id-from-a-fleet", "tinymcp/greenhouse", set())
+    assert long.startswith("greenhouse-") and len(long) <= 24
+    assert long == label_for("a-very-long-server-id-from-a-fleet", "tinymcp/greenhouse", set())
+    for odd in (("x", "9/1"), ("--", "//"), ("\u00e9t\u00e9", "tinymcp/\u00e9")):
+        assert LABEL.match(label_for(odd[0], odd[1], set())), odd
 
 
 @pytest.mark.parametrize("argv, said", [
@@ -237,7 +265,8 @@ def test_a_bad_broker_url_or_filter_is_one_line_and_exit_2(argv, said):
 def test_a_broker_down_at_the_start_is_waited_for(boards, bridges):
     port = free_port()
     url, bridge = bridges("--sim", "--mqtt", "mqtt://127.0.0.1:%d" % port)
-    bridge.wait_stderr(r"the broker mqtt://127.0.0.1:%d is out of reach; trying again" % port)
+    bridge.wait_stderr(r"the broker mqtt://127.0.0.1:%d is out of reach \(Connection refused\); "
+                       r"trying again" % port)
     broker = Broker(port=port)
     try:
         boards("python", broker.url, "late")
@@ -256,7 +285,7 @@ def test_a_broker_down_at_the_start_is_waited_for(boards, bridges):
 class FakeBoard:
     # A "board" made with paho: its presence retained, and what it does with the bridge's
     # initialize on its control topic up to answer(client, rpc topic, message).
-    def __init__(self, port, server_id, answer):
+    def __init__(self, port, server_id, answer, login=None):
         import paho.mqtt.client as mqtt
         from paho.mqtt.packettypes import PacketTypes
         from paho.mqtt.properties import Properties
@@ -270,6 +299,8 @@ class FakeBoard:
         c = self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=server_id,
                                       protocol=mqtt.MQTTv5)
         c.on_message = self._message
+        if login:
+            c.username_pw_set(*login)
         up = threading.Event()
         c.on_connect = lambda *a: up.set()
         c.connect("127.0.0.1", port)
@@ -324,3 +355,44 @@ def test_a_hostile_board_never_costs_the_bridge_or_another_board(broker, boards,
         assert bridge.proc.poll() is None
     finally:
         fake.close()
+
+
+def _fleet_block(after):
+    # The code block of docs/fleet.md that follows the line containing `after`.
+    with open(os.path.join(REPO, "docs", "fleet.md")) as f:
+        text = f.read()
+    start = text.index("```\n", text.index(after)) + 4
+    return text[start:text.index("```", start)]
+
+
+def test_the_fleet_acl_lets_a_board_publish_only_under_its_own_server_id(boards, bridges):
+    # docs/fleet.md's Mosquitto ACL, as written there: b1 is served to the site's bridge; b2,
+    # logged in as itself, can neither clear b1's presence nor answer for it.
+    config = _fleet_block("`mosquitto.conf`:")
+    assert "use_username_as_clientid true" in config
+    broker = Broker(users={"b1": "pw1", "b2": "pw2", "bridge-site-a": "pwb"},
+                    acl=_fleet_block("`/etc/mosquitto/acl`"),
+                    config=["use_username_as_clientid true"])
+    try:
+        boards("python", "mqtt://b1:pw1@127.0.0.1:%d" % broker.port, "b1", "--name", "site-a/sim")
+        url, bridge = bridges("--mqtt", broker.url, "--mqtt-filter", "site-a/#",
+                              env=clean_env(TINYMCP_MQTT_USERNAME="bridge-site-a",
+                                            TINYMCP_MQTT_PASSWORD="pwb"))
+        client_id = bridge.wait_stderr(r"as (tinymcp-bridge-[0-9a-f]+)").group(1)
+
+        async def main():
+            async with Client(url, mode="legacy") as client:
+                await tools_when(client, lambda n: "sim-b1_" + READ in n)
+                rogue = FakeBoard(broker.port, "b2", lambda *a: None, login=("b2", "pw2"))
+                rogue.publish("$mcp-server/presence/b1/site-a/sim", b"", retain=True)
+                rogue.publish("$mcp-rpc/%s/b1/site-a/sim" % client_id,
+                              {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+                await anyio.sleep(1.5)
+                assert "sim-b1_" + READ in {t.name for t in (await client.list_tools()).tools}
+                assert await celsius(client, "sim-b1")
+                rogue.client.disconnect()
+                rogue.client.loop_stop()
+        asyncio.run(main())
+        assert "went offline" not in bridge.stderr()
+    finally:
+        broker.stop()

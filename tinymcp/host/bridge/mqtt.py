@@ -13,11 +13,13 @@ import logging
 import os
 import re
 import ssl
+import sys
 import threading
 import uuid
 from urllib.parse import urlsplit
 
 from tinymcp.host.bridge.catalog import LABEL
+from tinymcp.host.bridge.host import log_failure
 from tinymcp.host.bridge.link import MAX_LINE, PortError
 
 log = logging.getLogger("tinymcp.bridge.mqtt")
@@ -250,8 +252,7 @@ class Broker:
             await self.close()
 
     async def close(self):
-        for key in list(self.boards):
-            await self._withdraw(key)
+        await asyncio.gather(*(self._withdraw(key) for key in list(self.boards)))
         client = self.client
         if client.is_connected():   # as the specification says a client leaves
             client.publish(self.presence_topic, DISCONNECTED, properties=self.props)
@@ -273,15 +274,22 @@ class Broker:
             return
         from paho.mqtt.subscribeoptions import SubscribeOptions
         plain = SubscribeOptions(qos=0)
-        topics = [("$mcp-rpc/%s/#" % self.client_id, SubscribeOptions(qos=0, noLocal=True))]
-        for name_filter in self.filters:
+        topics = []
+        for name_filter in self.filters:   # as the specification says, so ACLs can say it too
             topics += [("$mcp-server/presence/+/" + name_filter, plain),
-                       ("$mcp-server/capability/+/" + name_filter, plain)]
+                       ("$mcp-server/capability/+/" + name_filter, plain),
+                       ("$mcp-rpc/%s/+/%s" % (self.client_id, name_filter),
+                        SubscribeOptions(qos=0, noLocal=True))]
         client.subscribe(topics)
         self._call(self._up)
 
     def _connect_failed(self, client, userdata):
-        self._call(self._trouble, "the broker %s is out of reach" % self.shown)
+        # Called from paho's except clause: the exception is the reason.
+        e = sys.exc_info()[1]
+        why = (getattr(e, "strerror", None) or str(e) or e.__class__.__name__) if e else "?"
+        if isinstance(e, ssl.SSLCertVerificationError):
+            why += "; $%s names the CA that signed the broker's certificate" % CA_ENV
+        self._call(self._trouble, "the broker %s is out of reach (%s)" % (self.shown, why))
 
     def _disconnected(self, client, userdata, flags, reason, properties):
         self._call(self._down, str(reason))
@@ -335,7 +343,7 @@ class Broker:
         self.connected = False
         self._trouble("lost the broker %s (%s)" % (self.shown, reason))
         for key in list(self.boards):   # found again by their presence when it is back
-            asyncio.get_running_loop().create_task(self._withdraw(key))
+            self._withdraw(key)
 
     def _drain(self):
         for _ in range(DRAIN):
@@ -394,7 +402,7 @@ class Broker:
         if not payload:
             if key in self.boards:
                 log.info("board %s/%s went offline", *key)
-                asyncio.get_running_loop().create_task(self._withdraw(key))
+                self._withdraw(key)
             return
         msg = _decode(payload)
         if msg is None or msg.get("method") != "notifications/server/online":
@@ -415,10 +423,13 @@ class Broker:
         handle = self.serve(key, make_link)
         self.boards[key] = (made[0], handle)
 
-    async def _withdraw(self, key):
-        served = self.boards.pop(key, None)
-        if served is not None:
-            await self.let_go(served[1])
+    def _withdraw(self, key):
+        # The board is served no more from now on (a presence that comes next is a new one);
+        # -> the task letting it go.
+        link, handle = self.boards.pop(key)
+        task = asyncio.get_running_loop().create_task(self.let_go(handle))
+        task.add_done_callback(log_failure)
+        return task
 
     def publish(self, topic, payload):
         # Any thread -> True when paho took the message for the broker.
@@ -431,13 +442,21 @@ class Broker:
 def serve_brokers(urls, filters, router, make_session):
     # -> a Broker for each --mqtt URL; each board one finds is added to router under its label,
     # the same label each time it comes back.
-    labels = {}   # (server-id, server-name) -> label, across the URLs
+    labels = {}      # (server-id, server-name) -> label, across the URLs
+    leaving = set()  # boards being let go: their labels are free again
 
     def serve(key, make_link):
-        here = {b.label for b in router.boards}
+        here = {b.label for b in router.boards if b not in leaving}
         label = labels.get(key)
         if label is None or label in here:
             label = label_for(key[0], key[1], here | set(labels.values()))
             labels[key] = label
         return router.add(label, make_session(make_link))
-    return [Broker(url, filters or ["#"], serve, router.remove) for url in urls]
+
+    async def let_go(board):
+        leaving.add(board)
+        try:
+            await router.remove(board)
+        finally:
+            leaving.discard(board)
+    return [Broker(url, filters or ["#"], serve, let_go) for url in urls]
