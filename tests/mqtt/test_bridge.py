@@ -11,9 +11,9 @@ import time
 
 import anyio
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 
-from tests.bridge.conftest import REPO, Bridge, clean_env
+from tests.bridge.conftest import REPO, Bridge, bridge_script, clean_env
 from tests.mqtt.conftest import Broker, free_port
 from tests.windows_shim import SHIM_ENV
 from tinymcp.host.bridge.catalog import LABEL
@@ -84,6 +84,18 @@ def test_both_runtimes_boards_are_served_as_labelled_boards(broker, boards, brid
                 assert 15 < await celsius(client, label) < 30
     asyncio.run(main())
     assert "is online on %s" % broker.url in bridge.stderr()
+
+
+def test_over_stdio_too(broker, boards):
+    boards("micropython", broker.url, "stdio-mp")
+    params = StdioServerParameters(command=bridge_script(), args=["--mqtt", broker.url],
+                                   cwd=REPO, env=clean_env())
+
+    async def main():
+        async with Client(params, mode="legacy") as client:
+            await tools_when(client, lambda n: "sim-stdio-mp_" + READ in n)
+            assert 15 < await celsius(client, "sim-stdio-mp") < 30
+    asyncio.run(main())
 
 
 def test_mixed_with_a_sim_board_and_a_filter_that_selects_one(broker, boards, bridges):
@@ -253,12 +265,16 @@ def test_labels_come_from_the_server_name_and_id_and_stay_unique():
     (["--mqtt", "mqtt://127.0.0.1:99999"], "is not a broker URL"),
     (["--mqtt", "mqtt://me:secret@127.0.0.1"], "no credentials in the URL"),
     (["--mqtt", "mqtt://127.0.0.1", "--mqtt-filter", "a#"], "is not a topic filter"),
+    (["--mqtt", "mqtts://127.0.0.1"], "$TINYMCP_MQTT_CA: /nonexistent/ca.pem is not a usable CA "
+                                      "certificate (PEM): No such file or directory"),
+    (["--sim", "--mqtt-filter", "site/#"], "--mqtt-filter goes with --mqtt"),
 ])
 def test_a_bad_broker_url_or_filter_is_one_line_and_exit_2(argv, said):
-    bridge = Bridge(argv, stdin=subprocess.DEVNULL)
+    bridge = Bridge(argv, stdin=subprocess.DEVNULL,
+                    env=clean_env(TINYMCP_MQTT_CA="/nonexistent/ca.pem"))
     assert bridge.proc.wait(20) == 2
     lines = bridge.stderr().strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("tinymcp-bridge: ") and said in lines[0], lines
+    assert len(lines) == 1 and lines[0].startswith("tinymcp-bridge") and said in lines[0], lines
     assert "secret" not in lines[0]
 
 

@@ -318,6 +318,10 @@ async def run(args, specs, several, opened, http, sock, demo):
                       file=sys.stderr)
             config += ["--sim"] if spec.given == "sim" and len(specs) == 1 else [
                 "--" + ("sim" if spec.kind == "sim" else "port"), spec.given]
+        for url in args.mqtt:
+            config += ["--mqtt", url]
+        for name_filter in args.mqtt_filter:
+            config += ["--mqtt-filter", name_filter]
         print("\n" + snippet(bridge_command(), config or ["--port", "auto"]), file=sys.stderr)
         fronts.append(loop.create_task(run_demo(hosts, args.demo_seconds)))
     elif http is None:
