@@ -177,8 +177,9 @@ def test_after_a_broker_restart_the_board_is_back_under_its_label(boards, bridge
 
 
 def test_two_bridges_on_one_broker_call_the_same_board_undisturbed(broker, boards, bridges):
-    boards("python", broker.url, "shared")
-    urls = [bridges("--mqtt", broker.url)[0] for _ in range(2)]
+    board = boards("python", broker.url, "shared")
+    (url, first), (second, other) = [bridges("--mqtt", broker.url) for _ in range(2)]
+    urls = [url, second]
 
     async def one(url, results):
         async with Client(url, mode="legacy") as client:
@@ -192,7 +193,15 @@ def test_two_bridges_on_one_broker_call_the_same_board_undisturbed(broker, board
             for url, got in zip(urls, results):
                 group.start_soon(one, url, got)
         assert [len(r) for r in results] == [20, 20]
+        # The first bridge leaves (it says notifications/disconnected for its own client id):
+        # the second's session on the board goes on.
+        assert first.stop() == 0
+        async with Client(second, mode="legacy") as client:
+            for _ in range(5):
+                assert await celsius(client, "sim-shared")
     asyncio.run(main())
+    assert "Traceback" not in board.stderr()
+    assert "board reset detected" not in other.stderr()
 
 
 def test_broker_credentials_come_from_the_environment(boards, bridges):
