@@ -8,6 +8,7 @@ import signal
 import subprocess
 import threading
 import time
+import urllib.request
 
 import anyio
 import pytest
@@ -84,6 +85,9 @@ def test_both_runtimes_boards_are_served_as_labelled_boards(broker, boards, brid
                 assert 15 < await celsius(client, label) < 30
     asyncio.run(main())
     assert "is online on %s" % broker.url in bridge.stderr()
+    with urllib.request.urlopen(url.replace("/mcp", "/dashboard/data"), timeout=10) as page:
+        shown = page.read().decode()
+    assert '"sim-python"' in shown and '"sim-micropython"' in shown   # the dashboard's boards
 
 
 def test_over_stdio_too(broker, boards):
