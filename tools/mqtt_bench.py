@@ -21,12 +21,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if REPO not in sys.path:   # run from a checkout, installed or not
     sys.path.insert(0, REPO)
 
+from tests.mqtt.conftest import MOSQUITTO, Board, Broker, ListChanged  # noqa: E402
 from tinymcp.host.lineclient import written  # noqa: E402
 
-MOSQUITTO = shutil.which("mosquitto") or next(
-    (p for p in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto") if os.path.exists(p)), None)
 BRIDGE = [sys.executable, "-m", "tinymcp.host.bridge"]
-BOARD = [sys.executable, os.path.join("boards", "sim", "main.py")]
 READ = "read_temperature"
 REPORT = []
 
@@ -34,54 +32,6 @@ REPORT = []
 def say(line):
     print(line, flush=True)
     REPORT.append(line)
-
-
-def free_port():
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Broker:
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="tinymcp-mqtt-bench-")
-        self.port = free_port()
-        self.url = "mqtt://127.0.0.1:%d" % self.port
-        config = os.path.join(self.dir, "mosquitto.conf")
-        with open(config, "w") as f:
-            f.write("listener %d 127.0.0.1\npersistence false\nallow_anonymous true\n" % self.port)
-        self.proc = subprocess.Popen([MOSQUITTO, "-c", config], stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
-        import socket
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise SystemExit("mqtt_bench: mosquitto did not listen on port %d" % self.port)
-
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(10)
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def start_board(url, server_id, *extra):
-    env = dict(os.environ, PYTHONPATH=REPO)
-    return subprocess.Popen(BOARD + ["--mqtt", url, "--id", server_id] + list(extra), cwd=REPO,
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def stop(proc):
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
 
 
 class Bridge:
@@ -100,16 +50,6 @@ class Bridge:
                 return
             time.sleep(0.02)
         raise SystemExit("mqtt_bench: the bridge did not serve: " + written(self.err)[-2000:])
-
-
-class Seen:
-    def __init__(self):
-        self.list_changed = []
-
-    async def __call__(self, message):
-        root = getattr(message, "root", message)
-        if getattr(root, "method", None) == "notifications/tools/list_changed":
-            self.list_changed.append(time.monotonic())
 
 
 async def listed(client, names, timeout):
@@ -201,7 +141,7 @@ async def run(args, broker, boards):
     from mcp import Client
     names = ["sim-b%02d_%s" % (i, READ) for i in range(args.boards)]
     bridge = Bridge(broker.url)
-    seen = Seen()
+    seen = ListChanged()
     try:
         async with Client(bridge.url, mode="legacy", message_handler=seen) as client:
             found = await listed(client, names, 120)
@@ -221,8 +161,8 @@ async def run(args, broker, boards):
             if args.default_keepalive:
                 kinds.append((boards[0], signal.SIGSTOP, "frozen (SIGSTOP), keep-alive 60 s"))
             say("  a board gone, until its tools are withdrawn (tools/list_changed at the host):")
-            for (label, proc), sig, what in kinds:
-                took = await withdrawn(client, seen, proc, label, 150, sig)
+            for (label, board), sig, what in kinds:
+                took = await withdrawn(client, seen, board.proc, label, 150, sig)
                 say("    %-38s %s" % (what, "%6.2f s" % took if took is not None
                                       else "not within 150 s"))
         one, eight, rss = await beside(args.calls)
@@ -291,13 +231,14 @@ def main():
     try:
         for i in range(args.boards):   # the last two have keep-alive 2 s, the others the default
             extra = ["--keepalive", "2"] if i >= args.boards - 2 else []
-            boards.append(("sim-b%02d" % i, start_board(broker.url, "b%02d" % i, *extra)))
+            boards.append(("sim-b%02d" % i, Board("python", broker.url, "b%02d" % i, *extra)))
         wait_online(broker.port, args.boards)
         asyncio.run(run(args, broker, boards))
     finally:
-        for _label, proc in boards:
-            stop(proc)
+        for _label, board in boards:
+            board.stop()
         broker.stop()
+        shutil.rmtree(broker.dir, ignore_errors=True)
     if args.boards == 20 and args.calls == 1000 and args.default_keepalive:
         write_report(os.path.join(REPO, "docs", "mqtt-benchmarks.md"), time.monotonic() - started,
                      "python tools/mqtt_bench.py")

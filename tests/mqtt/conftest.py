@@ -177,6 +177,17 @@ def boards():
         board.stop()
 
 
+class ListChanged:
+    # An SDK client's message_handler keeping the times tools/list_changed came.
+    def __init__(self):
+        self.list_changed = []
+
+    async def __call__(self, message):
+        root = getattr(message, "root", message)
+        if getattr(root, "method", None) == "notifications/tools/list_changed":
+            self.list_changed.append(time.monotonic())
+
+
 class Message:
     def __init__(self, m):
         self.topic = m.topic

@@ -15,7 +15,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.bridge.conftest import REPO, Bridge, bridge_script, clean_env
-from tests.mqtt.conftest import Broker, free_port
+from tests.mqtt.conftest import Broker, ListChanged, free_port
 from tests.windows_shim import SHIM_ENV
 from tinymcp.host.bridge.catalog import LABEL
 from tinymcp.host.bridge.mqtt import label_for
@@ -37,17 +37,6 @@ def bridges():
     for bridge in started:
         assert bridge.stop() == 0, bridge.stderr()
         assert "Traceback" not in bridge.stderr(), bridge.stderr()
-
-
-class Seen:
-    # A message_handler keeping the times tools/list_changed came.
-    def __init__(self):
-        self.list_changed = []
-
-    async def __call__(self, message):
-        root = getattr(message, "root", message)
-        if getattr(root, "method", None) == "notifications/tools/list_changed":
-            self.list_changed.append(time.monotonic())
 
 
 async def tools_when(client, wanted, timeout=30.0):
@@ -129,7 +118,7 @@ def test_a_dead_board_is_withdrawn_from_the_hosts(broker, boards, bridges, how):
     doomed = boards("python", broker.url, "doomed-" + how.lower(), "--keepalive", str(keepalive))
     boards("python", broker.url, "stays")
     url, bridge = bridges("--mqtt", broker.url)
-    seen = Seen()
+    seen = ListChanged()
     gone = "sim-doomed-%s_%s" % (how.lower(), READ)
 
     async def main():
@@ -160,7 +149,7 @@ def test_after_a_broker_restart_the_board_is_back_under_its_label(boards, bridge
     try:
         boards("python", broker.url, "phoenix", "--keepalive", "2")
         url, bridge = bridges("--mqtt", broker.url)
-        seen = Seen()
+        seen = ListChanged()
 
         async def main():
             async with Client(url, mode="legacy", message_handler=seen) as client:
