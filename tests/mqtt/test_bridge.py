@@ -91,6 +91,29 @@ def test_over_stdio_too(broker, boards):
     asyncio.run(main())
 
 
+def test_resource_updates_come_from_the_capability_topic(broker, boards, bridges):
+    boards("micropython", broker.url, "cap")
+    url, _ = bridges("--mqtt", broker.url)
+    updates = []
+
+    async def on_message(message):
+        root = getattr(message, "root", message)
+        if getattr(root, "method", None) == "notifications/resources/updated":
+            updates.append(str(root.params.uri))
+
+    async def main():
+        async with Client(url, mode="legacy", message_handler=on_message) as client:
+            await tools_when(client, lambda n: "sim-cap_" + READ in n)
+            with pytest.warns(Warning):   # the SDK deprecates it: gone in 2026-07-28
+                await client.subscribe_resource("sim-cap+sensor://alerts")
+            await client.call_tool("sim-cap_set_alert", {"quantity": "temperature", "above": 100})
+            with anyio.fail_after(20):
+                while not updates:
+                    await anyio.sleep(0.1)
+            assert updates[0] == "sim-cap+sensor://alerts"
+    asyncio.run(main())
+
+
 def test_mixed_with_a_sim_board_and_a_filter_that_selects_one(broker, boards, bridges):
     boards("python", broker.url, "k1", "--name", "tinymcp/kitchen")
     boards("python", broker.url, "g1", "--name", "tinymcp/garage")
