@@ -163,7 +163,7 @@ async def run(args, broker, boards):
             say("  a board gone, until its tools are withdrawn (tools/list_changed at the host):")
             for (label, board), sig, what in kinds:
                 took = await withdrawn(client, seen, board.proc, label, 150, sig)
-                say("    %-38s %s" % (what, "%6.2f s" % took if took is not None
+                say("    %-38s %s" % (what, "%7.3f s" % took if took is not None
                                       else "not within 150 s"))
         one, eight, rss = await beside(args.calls)
         say("  beside it: tinymcp-bridge --sim (one board on a pty), the same client: %.0f/s "
@@ -195,8 +195,10 @@ def write_report(path, took_s, command):
     with open(path, "w") as f:
         f.write("# MQTT benchmarks\n\nWritten by `tools/mqtt_bench.py`; do not edit by hand. "
                 "Boards through a broker (issue 22): figures vary from run to run on a shared "
-                "machine. A broker holds a board's will for 1.5 keep-alive periods before it "
-                "fires, so a killed board goes in about 1.5 x its keep-alive.\n\n"
+                "machine. A killed board's socket is closed by its OS, and the broker sends its "
+                "will at once; a frozen one (as a board that lost power or its network) is "
+                "given 1.5 keep-alive periods of silence and whatever the broker takes to look "
+                "(Mosquitto checks keep-alives every few seconds).\n\n"
                 "Command: `%s`  \nDate: %s, %.0f s  \n"
                 "Machine: %s, %d cores, load average %.1f at the end; CPython %s; %s\n\n```\n%s\n"
                 "```\n" % (command, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), took_s,

@@ -447,6 +447,9 @@ def serve_brokers(urls, filters, router, make_session):
 
     def serve(key, make_link):
         here = {b.label for b in router.boards if b not in leaving}
+        if len(labels) >= 4 * MAX_BOARDS:   # presences of ever new ids: forget those gone
+            for gone in [k for k, label in labels.items() if label not in here]:
+                del labels[gone]
         label = labels.get(key)
         if label is None or label in here:
             label = label_for(key[0], key[1], here | set(labels.values()))
