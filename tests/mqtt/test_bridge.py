@@ -369,7 +369,9 @@ class FakeBoard:
 
 def garbage(fake, rpc, request):
     for junk in (b"{not json", b"\xff\xfe", b"[1, 2]", b"", b'{"jsonrpc":"2.0","id":' +
-                 str(request["id"]).encode() + b',"result":7}', b"x" * 300000):
+                 str(request["id"]).encode() + b',"result":7}', b"x" * 300000,
+                 b'{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"'
+                 + b"x" * (2 << 20) + b'"}}'):   # over the 1 MiB the bridge takes: never sent
         fake.publish(rpc, junk)
     for i in range(3000):   # a flood of answers nobody asked for
         fake.publish(rpc, {"jsonrpc": "2.0", "id": 10 ** 6 + i, "result": {}})
