@@ -26,6 +26,7 @@ from tinymcp.host.lineclient import written  # noqa: E402
 
 BRIDGE = [sys.executable, "-m", "tinymcp.host.bridge"]
 READ = "read_temperature"
+RUNS = 3   # each rate is measured this often, and the best is the figure: the machine is shared
 REPORT = []
 
 
@@ -153,9 +154,11 @@ async def run(args, broker, boards):
             if rss is not None:
                 say("  the bridge's resident memory then                   %6.1f MB" % rss)
             for window in (1, 8):
-                rate = await calls_per_second(client, names, args.calls, window)
-                say("  tools/call %s round-robin, %d in flight  %6.0f/s (%d calls)"
-                    % (READ, window, rate, args.calls))
+                rates = [await calls_per_second(client, names, args.calls, window)
+                         for _ in range(RUNS)]
+                say("  tools/call %s round-robin, %d in flight  %6.0f/s (best of %d runs of %d "
+                    "calls; the others %s)" % (READ, window, max(rates), RUNS, args.calls,
+                                              ", ".join("%.0f" % r for r in sorted(rates)[:-1])))
             kinds = [(boards[-1], signal.SIGKILL, "killed (SIGKILL), keep-alive 2 s"),
                      (boards[-2], signal.SIGSTOP, "frozen (SIGSTOP), keep-alive 2 s")]
             if args.default_keepalive:
@@ -166,9 +169,9 @@ async def run(args, broker, boards):
                 say("    %-38s %s" % (what, "%7.3f s" % took if took is not None
                                       else "not within 150 s"))
         one, eight, rss = await beside(args.calls)
-        say("  beside it: tinymcp-bridge --sim (one board on a pty), the same client: %.0f/s "
-            "one at a time, %.0f/s 8 in flight%s"
-            % (one, eight, "; %.1f MB resident" % rss if rss is not None else ""))
+        say("  beside it: tinymcp-bridge --sim (one board on a pty), the same client, best of "
+            "%d: %.0f/s one at a time, %.0f/s 8 in flight%s"
+            % (RUNS, one, eight, "; %.1f MB resident" % rss if rss is not None else ""))
     finally:
         bridge.proc.terminate()
         bridge.proc.wait(15)
@@ -182,8 +185,8 @@ async def beside(calls):
         async with Client(bridge.url, mode="legacy") as client:
             await listed(client, [READ], 30)   # one board: its tools carry no label
             rss = rss_mb(bridge.proc.pid)
-            return [await calls_per_second(client, [READ], calls, window)
-                    for window in (1, 8)] + [rss]
+            return [max([await calls_per_second(client, [READ], calls, window)
+                         for _ in range(RUNS)]) for window in (1, 8)] + [rss]
     finally:
         bridge.proc.terminate()
         bridge.proc.wait(15)

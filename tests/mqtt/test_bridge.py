@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -270,6 +271,14 @@ def test_mqtts_with_the_ca_from_the_environment(boards, bridges):
                           r"that signed the broker's certificate\); trying again" % broker.port)
     finally:
         broker.stop()
+
+
+def test_a_bridge_without_mqtt_never_imports_paho():
+    code = ("import sys; import tinymcp.host.bridge.cli, tinymcp.host.bridge.mqtt; "
+            "print('paho' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
+                         timeout=60)
+    assert out.stdout.strip() == "False", out.stderr
 
 
 def test_labels_come_from_the_server_name_and_id_and_stay_unique():
