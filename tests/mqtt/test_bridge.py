@@ -448,3 +448,22 @@ def test_the_fleet_acl_lets_a_board_publish_only_under_its_own_server_id(boards,
         assert "went offline" not in bridge.stderr()
     finally:
         broker.stop()
+
+
+def test_install_puts_the_brokers_login_in_the_entrys_env_and_keeps_the_file_private(
+        tmp_path, capsys):
+    from tests.bridge.test_install import fake_os, place, run_main
+    environ, roots = fake_os(tmp_path, "linux")
+    environ.update(TINYMCP_MQTT_USERNAME="bridge-site-a", TINYMCP_MQTT_PASSWORD="pw-in-env",
+                   TINYMCP_MQTT_CA="/etc/ssl/site-ca.pem")
+    status, out, err = run_main(["--install", "claude-code", "--mqtt", "mqtts://broker:8883",
+                                 "--mqtt-filter", "site-a/#"], "linux", environ, capsys)
+    assert status == 0, err
+    path = place("claude-code", "linux", roots)
+    server = json.load(open(path))["mcpServers"]["tinymcp"]
+    assert server["args"] == ["--mqtt", "mqtts://broker:8883", "--mqtt-filter", "site-a/#"]
+    assert server["env"] == {"TINYMCP_MQTT_USERNAME": "bridge-site-a",
+                             "TINYMCP_MQTT_PASSWORD": "pw-in-env",
+                             "TINYMCP_MQTT_CA": "/etc/ssl/site-ca.pem"}
+    assert "pw-in-env" not in out and "pw-in-env" not in err and "in clear" in err
+    assert oct(os.stat(path).st_mode & 0o777) == oct(0o600)
