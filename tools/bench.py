@@ -897,6 +897,8 @@ def report(results, command, took_s):
              "Written by `tools/bench.py`; do not edit by hand. Targets are goals from issues 5, "
              "11 and 21, printed beside the figures and never asserted; what stands between a missed "
              "one and its figure is under Gaps.", "",
+             "Boards through an MQTT broker (20 boards, one bridge) are measured by "
+             "`tools/mqtt_bench.py`, in [mqtt-benchmarks.md](mqtt-benchmarks.md).", "",
              "Command: `%s`  " % command,
              "Date: %s UTC, %.0f s" % (time.strftime("%Y-%m-%d %H:%M", time.gmtime()), took_s), "",
              "Machine:", ""]

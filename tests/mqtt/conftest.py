@@ -31,12 +31,24 @@ def free_port():
 
 class Broker:
     # One mosquitto process; restart() stops it and starts it again on the same port.
-    def __init__(self, users=None):
+    # tls: .port speaks TLS only, with a certificate for 127.0.0.1 from a CA made here (its PEM
+    # at .ca), and .plain_url is a second listener without it (for boards: they check no
+    # certificate, or only against the system's CAs).
+    # acl: the text of an acl_file; config: more lines of mosquitto.conf.
+    def __init__(self, users=None, tls=False, port=None, acl=None, config=()):
         if MOSQUITTO is None:
             missing("mosquitto is not installed (.ci/install-mosquitto)")
         self.dir = tempfile.mkdtemp(prefix="tinymcp-mqtt-")
-        self.port = free_port()
+        self.port = port or free_port()
+        self.tls = tls
         lines = ["listener %d 127.0.0.1" % self.port, "persistence false"]
+        if tls:
+            self.ca = make_certificates(self.dir)
+            os.chmod(self.dir, 0o755)
+            self.plain_url = "mqtt://127.0.0.1:%d" % free_port()
+            lines = ["listener %s 127.0.0.1" % self.plain_url.rsplit(":", 1)[1]] + lines + [
+                "cafile " + self.ca, "certfile " + os.path.join(self.dir, "server.crt"),
+                "keyfile " + os.path.join(self.dir, "server.key")]
         if users:
             passwd = os.path.join(self.dir, "passwd")
             for i, (user, password) in enumerate(users.items()):
@@ -48,6 +60,13 @@ class Broker:
             lines += ["allow_anonymous false", "password_file " + passwd]
         else:
             lines.append("allow_anonymous true")
+        if acl is not None:
+            path = os.path.join(self.dir, "acl")
+            with open(path, "w") as f:
+                f.write(acl)
+            os.chmod(path, 0o644)
+            lines.append("acl_file " + path)
+        lines += list(config)
         self.config = os.path.join(self.dir, "mosquitto.conf")
         with open(self.config, "w") as f:
             f.write("\n".join(lines) + "\n")
@@ -56,7 +75,7 @@ class Broker:
 
     @property
     def url(self):
-        return "mqtt://127.0.0.1:%d" % self.port
+        return "%s://127.0.0.1:%d" % ("mqtts" if self.tls else "mqtt", self.port)
 
     def start(self):
         self.proc = subprocess.Popen([MOSQUITTO, "-c", self.config], stdout=subprocess.DEVNULL,
@@ -79,6 +98,28 @@ class Broker:
     def restart(self):
         self.stop()
         self.start()
+
+
+def make_certificates(directory):
+    # A CA and a server certificate for 127.0.0.1 signed by it, with Debian's openssl CLI ->
+    # the CA's PEM file.
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        missing("openssl is not installed (Debian's openssl package)")
+
+    def run(*args):
+        subprocess.run([openssl] + list(args), cwd=directory, check=True, capture_output=True)
+    key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    run("req", "-x509", *key, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2",
+        "-subj", "/CN=tinymcp test CA")
+    run("req", *key, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1")
+    with open(os.path.join(directory, "san.cnf"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    run("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+        "-CAcreateserial", "-out", "server.crt", "-days", "2", "-extfile", "san.cnf")
+    for name in ("ca.crt", "server.crt", "server.key"):
+        os.chmod(os.path.join(directory, name), 0o644)  # test keys: mosquitto may drop root
+    return os.path.join(directory, "ca.crt")
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +175,17 @@ def boards():
     yield start
     for board in started:
         board.stop()
+
+
+class ListChanged:
+    # An SDK client's message_handler keeping the times tools/list_changed came.
+    def __init__(self):
+        self.list_changed = []
+
+    async def __call__(self, message):
+        root = getattr(message, "root", message)
+        if getattr(root, "method", None) == "notifications/tools/list_changed":
+            self.list_changed.append(time.monotonic())
 
 
 class Message:

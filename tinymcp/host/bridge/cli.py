@@ -35,6 +35,14 @@ def build_parser():
                    metavar="[LABEL=]BOARD",
                    help="run boards/BOARD/main.py (default: sim) behind a pseudo-terminal (on "
                         "pipes where there is none: Windows). Repeatable")
+    p.add_argument("--mqtt", action="append", default=[], metavar="URL",
+                   help="an MQTT 5 broker (mqtt://HOST[:PORT], mqtts://HOST[:PORT]): every board "
+                        "announcing itself there (MCP over MQTT), now or later. Repeatable; "
+                        "credentials from $TINYMCP_MQTT_USERNAME and $TINYMCP_MQTT_PASSWORD, a "
+                        "CA certificate for mqtts:// from $TINYMCP_MQTT_CA")
+    p.add_argument("--mqtt-filter", action="append", default=[], metavar="FILTER",
+                   help="with --mqtt: only boards whose server-name matches this topic filter "
+                        "(tinymcp/#, site/+/pico; default #). Repeatable")
     p.add_argument("--list-ports", action="store_true", help="list serial ports and exit")
     p.add_argument("--board-token", metavar="TOKEN",
                    help="what boards on the network (socket://) require first. Every local user "
@@ -115,7 +123,7 @@ def board_specs(args):
     for label in labels:
         if labels.count(label) > 1:
             raise ValueError("two boards are labelled %r" % label)
-    several = len(specs) > 1 or any(spec.kind == "auto" for spec in specs)
+    several = len(specs) > 1 or any(spec.kind == "auto" for spec in specs) or bool(args.mqtt)
     if several:   # a simulated board without a label is named after its board folder
         for i, spec in enumerate(specs):
             if spec.kind == "sim" and not spec.label:
@@ -198,6 +206,9 @@ def main(argv=None):
                 raise PortError("binding %s (not loopback) needs a token: --token or $%s"
                                 % (http[0], TOKEN_ENV))
             sock = _listen(*http)
+        if args.mqtt:
+            from tinymcp.host.bridge.mqtt import check
+            check(args.mqtt, args.mqtt_filter)
         opened = open_boards(specs, args.baud)
     except PortError as e:
         print("tinymcp-bridge: %s" % e, file=sys.stderr)
@@ -218,8 +229,11 @@ def main(argv=None):
 
 def checked(parser, args):
     # -> (specs, several) for the boards of a valid command line; a bad one: exit 2, one line.
-    if not args.port and not args.sim:
-        parser.error("say which board: --port DEVICE, or --sim for the simulated board")
+    if not args.port and not args.sim and not args.mqtt:
+        parser.error("say which board: --port DEVICE, --sim for the simulated board, or --mqtt "
+                     "URL for the boards behind a broker")
+    if args.mqtt_filter and not args.mqtt:
+        parser.error("--mqtt-filter goes with --mqtt")
     try:
         specs, several = board_specs(args)
     except ValueError as e:
@@ -274,6 +288,13 @@ async def run(args, specs, several, opened, http, sock, demo):
                               let_go=router.remove,
                               taken=lambda device: os.path.realpath(device) in named)
         tasks.append(loop.create_task(discovery.run()))
+    if args.mqtt:
+        from tinymcp.host.bridge.mqtt import serve_brokers
+        for broker in serve_brokers(
+                args.mqtt, args.mqtt_filter, router,
+                lambda make_link: functools.partial(BoardSession, make_link, args.timeout,
+                                                    restart=False)):
+            tasks.append(loop.create_task(broker.run()))
     for task in tasks:   # these run for as long as the bridge does: an end is a bug, said
         task.add_done_callback(log_failure)
     fronts = []
@@ -300,6 +321,10 @@ async def run(args, specs, several, opened, http, sock, demo):
                       file=sys.stderr)
             config += ["--sim"] if spec.given == "sim" and len(specs) == 1 else [
                 "--" + ("sim" if spec.kind == "sim" else "port"), spec.given]
+        for url in args.mqtt:
+            config += ["--mqtt", url]
+        for name_filter in args.mqtt_filter:
+            config += ["--mqtt-filter", name_filter]
         print("\n" + snippet(bridge_command(), config or ["--port", "auto"]), file=sys.stderr)
         fronts.append(loop.create_task(run_demo(hosts, args.demo_seconds)))
     elif http is None:

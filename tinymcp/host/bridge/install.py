@@ -249,9 +249,13 @@ def main(argv, platform=sys.platform, environ=os.environ, out=None, err=None):
     token = args.board_token
     if token is None and any(spec.kind == "port" and is_url(spec.target) for spec in specs):
         token = environ.get(BOARD_TOKEN_ENV) or None
+    env = {BOARD_TOKEN_ENV: token} if token else {}
+    if args.mqtt:   # the broker's login and CA go where the host starts the bridge
+        from tinymcp.host.bridge.mqtt import CA_ENV, PASSWORD_ENV, USERNAME_ENV
+        env.update((name, environ[name]) for name in (USERNAME_ENV, PASSWORD_ENV, CA_ENV)
+                   if environ.get(name))
     try:
-        server = entry(host, bridge_command() + passed_on(argv, specs),
-                       {BOARD_TOKEN_ENV: token} if token else None)
+        server = entry(host, bridge_command() + passed_on(argv, specs), env or None)
         if args.print_config:
             print(json.dumps({HOSTS[host].key: {args.name: server}}, indent=2), file=out)
             print("tinymcp-bridge: this goes into %s" % path, file=err)
@@ -261,6 +265,10 @@ def main(argv, platform=sys.platform, environ=os.environ, out=None, err=None):
             print("tinymcp-bridge: the board token is in %s in clear, as $%s of the entry "
                   "(not on the command line, which every local user can read); the file is "
                   "readable by you only" % (path, BOARD_TOKEN_ENV), file=err)
+        if "TINYMCP_MQTT_PASSWORD" in env:
+            print("tinymcp-bridge: the broker's password is in %s in clear, as "
+                  "$TINYMCP_MQTT_PASSWORD of the entry; the file is readable by you only"
+                  % path, file=err)
         return 0
     except (Refused, PortError) as e:
         print("tinymcp-bridge: %s" % e, file=err)
