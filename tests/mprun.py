@@ -44,21 +44,38 @@ def modules(target):
     raise OSError("no test folder " + target)
 
 
-def collect(targets):
-    # [(name, function, why it is skipped here or None)] in run order
+def module_names(targets):
+    # The test modules of the targets, in run order, as import names.
+    return [path.rsplit(".", 1)[0].replace("/", ".") for target in targets
+            for path in modules(target)]
+
+
+def collect_module(name):
+    # [(name, function, why it is skipped here or None)] of one test module, imported now
+    module = __import__(name, None, None, ("x",))
+    needs = getattr(module, "NEEDS", {})
     found = []
-    for target in targets:
-        for path in modules(target):
-            name = path.rsplit(".", 1)[0].replace("/", ".")
-            module = __import__(name, None, None, ("x",))
-            needs = getattr(module, "NEEDS", {})
-            for attr in sorted(dir(module)):
-                if attr.startswith("test_"):
-                    need = needs.get(attr)
-                    missing, reason = LACKING[need] if need else (None, None)
-                    found.append((name + "." + attr, getattr(module, attr),
-                                  reason if need and missing() else None))
+    for attr in sorted(dir(module)):
+        if attr.startswith("test_"):
+            need = needs.get(attr)
+            missing, reason = LACKING[need] if need else (None, None)
+            found.append((name + "." + attr, getattr(module, attr),
+                          reason if need and missing() else None))
     return found
+
+
+def forget(name):
+    # A test module is dropped once its tests ran, so what the suites hold is one module's
+    # worth at a time (plus the code under test), as on a board.
+    sys.modules.pop(name, None)
+    package, _, leaf = name.rpartition(".")
+    if package in sys.modules and hasattr(sys.modules[package], leaf):
+        delattr(sys.modules[package], leaf)
+
+
+def collect(targets):
+    # Every test of the targets at once (their modules all imported).
+    return [test for name in module_names(targets) for test in collect_module(name)]
 
 
 def run(name, test, skip, counts):
@@ -102,8 +119,10 @@ def defined(target, root="."):
 
 def main(targets):
     counts = [0, 0, 0]
-    for name, test, skip in collect(targets):
-        run(name, test, skip, counts)
+    for module in module_names(targets):
+        for name, test, skip in collect_module(module):
+            run(name, test, skip, counts)
+        forget(module)
     return summary(counts)
 
 

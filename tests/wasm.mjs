@@ -7,8 +7,9 @@
 // becomes the working directory. The heap starts at $WASM_HEAP bytes (default 192 KiB, about a
 // Raspberry Pi Pico's). This port never collects inside a call from JavaScript (it cannot scan
 // the wasm stack): it grows its heap instead, and collects between calls. So each test is a call
-// of its own, its garbage gone before the next; after each, what stays held (gc.mem_alloc, once
-// collected) and the heap's total (micropython.mem_info) are read. The run fails when what the
+// of its own, its garbage gone before the next, and each test module is dropped once its tests
+// ran; after each test, what stays held (gc.mem_alloc, once collected) and the heap's total
+// (micropython.mem_info) are read. The run fails when what the
 // suites hold outgrows the starting heap; a test's own garbage may grow it (printed, not a cap).
 // The package comes from tools/bench_support, where .ci/install-bench puts it.
 // Exit status: 0 when no test failed and the held heap stayed within its start, else 1.
@@ -51,12 +52,16 @@ for (const source of SOURCES) copy(join(repo, source), "/app/" + source);
 mp.FS.chdir("/app");
 mp.globals.set("_targets", JSON.stringify(targets.length ? targets : ["tests/core"]));
 mp.runPython("import gc, json, micropython, sys\nsys.path.insert(0, '/app')\nfrom tests import mprun\n"
-             + "_tests = mprun.collect(json.loads(_targets))\n_count = len(_tests)\n_counts = [0, 0, 0]\n");
+             + "_modules = mprun.module_names(json.loads(_targets))\n_n = len(_modules)\n_counts = [0, 0, 0]\n");
 let held = 0;
-for (let i = 0; i < mp.globals.get("_count"); i++) {
-  mp.runPython(`mprun.run(*_tests[${i}], _counts)\nmicropython.mem_info()\ngc.collect()\n`);
-  mp.runPython("_held = gc.mem_alloc()\n");  // collected on the way in
-  held = Math.max(held, mp.globals.get("_held"));
+for (let m = 0; m < mp.globals.get("_n"); m++) {   // one test module at a time
+  mp.runPython(`_tests = mprun.collect_module(_modules[${m}])\n_count = len(_tests)\n`);
+  for (let i = 0; i < mp.globals.get("_count"); i++) {
+    mp.runPython(`mprun.run(*_tests[${i}], _counts)\nmicropython.mem_info()\ngc.collect()\n`);
+    mp.runPython("_held = gc.mem_alloc()\n");  // collected on the way in
+    held = Math.max(held, mp.globals.get("_held"));
+  }
+  mp.runPython(`_tests = None\nmprun.forget(_modules[${m}])\ngc.collect()\n`);
 }
 mp.runPython("_failed = mprun.summary(_counts)\n");
 const outgrown = held > heap;
