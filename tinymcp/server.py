@@ -17,6 +17,7 @@ class Server:
     client_timeout_ms = 60000
     link_modes = None       # set by a channel: its offer, initialize's experimental["tinymcp/link"]
     identity = ""           # a stable id of the board (machine.unique_id()), in that offer as "id"
+    events = None           # tinymcp.events.Events, when a board attaches the ring
 
     def __init__(self, name, version, title=None, instructions=None):
         info = {"name": name, "version": version}
@@ -115,6 +116,8 @@ class Server:
 
     def changed(self, kind):
         self.cache = {}
+        if self.events is not None and (self.initialized or self.revision is not HANDSHAKE):
+            self.events.changed(kind)  # a change a client could hear of, not the board's build
         self.revision.changed(self, kind)
 
     @property
@@ -158,6 +161,8 @@ class Server:
 
     def resource_updated(self, uri):
         # Tell subscribers that uri changed (a watch= does this by itself from the serve loop).
+        if self.events is not None:
+            self.events.updated(uri)
         self.revision.updated(self, uri)
 
     def poll(self):
