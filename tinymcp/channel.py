@@ -56,6 +56,7 @@ def _shipped(name):
 
 class Channel:
     poll_ms = 200      # how often the idle work runs (subscribed resources checked)
+    step_ms = 10       # the idle period while a generator tool runs (tinymcp/tasks.py)
     offer_cbor = True  # False: JSON lines only, even when tinymcp/cborlink.py is on the board
 
     def __init__(self, server, stream, max_frame=None):
@@ -87,7 +88,9 @@ class Channel:
         stream = self.stream
         last_poll = ticks_ms()
         while self.stopped is None:
-            n = stream.recv(self.poll_ms)
+            work = server.work
+            stepping = work is not None and work.live
+            n = stream.recv(self.step_ms if stepping else self.poll_ms)
             if n < 0:
                 self.stopped = "eof"
                 break
@@ -95,6 +98,8 @@ class Channel:
             self.end = n
             self._drain()
             self._serve_backlog()
+            if stepping:  # long tools: one step each, then the input again
+                work.step(server)
             now = ticks_ms()
             if ticks_diff(now, last_poll) >= self.poll_ms:
                 last_poll = now

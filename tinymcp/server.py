@@ -34,6 +34,7 @@ class Server:
         self.outbox = []        # frames sent while no channel is attached (tests)
         self.backlog = []       # requests that arrived while a handler was busy
         self.idle = []          # fn() run by the serve loop when it is idle (samplers)
+        self.work = None        # generator tools in progress (tinymcp/tasks.py), stepped by it
         self.revision = HANDSHAKE  # until a 2026-07-28 request decides otherwise
         self.structured = Structured()
         self.busy = False
@@ -55,6 +56,7 @@ class Server:
         self.cache = {}
         self.backlog = []
         self.waiting = None
+        self.work = None
         self._reset()
 
     def _reset(self):
@@ -134,11 +136,16 @@ class Server:
         if self.batch is not None:  # a batch's answer array is open on the line: sent after it
             self.batch.hold(msg)
             return
+        self.out_link().send(msg)
+
+    def out_link(self):
+        # Where output outside a request's answer goes: the channel's link, or, with no
+        # channel, the outbox kept for whoever drives handle() (tests).
         link = self.link
-        if link is None:  # no channel: kept for whoever drives handle() (tests)
+        if link is None:
             from tinymcp.framing import Out
             link = jsonrpc.JsonLink(Out(self._keep))
-        link.send(msg)
+        return link
 
     def _keep(self, data, n):
         self.outbox.append(_copy(data, n))
@@ -295,10 +302,15 @@ class Server:
             rid = params.get("requestId")
             if self.busy and rid == self.running:
                 self.cancelled = True
-            else:
+            elif self.work is None or not self.work.cancel(rid):
                 self.revision.cancel(self, rid)  # may end a subscriptions/listen stream
 
     # -- helpers for handlers ------------------------------------------------------------
+
+    def long_call(self, gen, name, structured):
+        # A generator tool's call: stepped by the serve loop from now on (tinymcp/tasks.py).
+        from tinymcp.tasks import start
+        return start(self, gen, name, structured)
 
     def cached(self, key, build):
         # An encoded result, built once per registry state and protocol revision.

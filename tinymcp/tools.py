@@ -72,6 +72,8 @@ class Tools(Registry):
         except Exception as e:
             text = str(e)
             return error_result(name + " failed: " + (text or e.__class__.__name__))
+        if type(value).__name__ == "generator":  # a long tool: stepped in the loop's idle time
+            return server.long_call(value, name, tool[_OUTPUTS] is not None)
         return shape(value, tool[_OUTPUTS] is not None, server)
 
 
