@@ -12,6 +12,7 @@ from tinymcp.protocol import (CLIENT_NEEDS as NEEDS, INVALID_PARAMS, LEVELS, MET
 
 from tinymcp.host.bridge.catalog import (KINDS, LISTS, OFFERS, Catalog, labelled_uri, outward,
                                          slug, split_name, split_uri)
+from tinymcp.host.bridge.events import TOOL as WAIT_TOOL, BridgeEvents
 from tinymcp.host.bridge.host import err, log_failure
 
 log = logging.getLogger("tinymcp.bridge.router")
@@ -75,6 +76,7 @@ class Router:
                                   # its resets, and when it comes back (unplugged, found again)
         self.known = {}           # board identity -> its label: a board comes back under it
         self.telling = {}         # list kind -> True when it changed again while being told
+        self.events = BridgeEvents(several)   # what every board noticed: wait_for_event
         self._tokens = itertools.count(1)
 
     # -- the boards -------------------------------------------------------------------------
@@ -101,6 +103,7 @@ class Router:
         await asyncio.gather(*board.tasks, return_exceptions=True)
         for token in [t for t, entry in self.tokens.items() if entry[0] is board]:
             del self.tokens[token]
+        self.events.left(board)
         if board.listed:
             board.listed = False
             self._changed_all()
@@ -189,10 +192,13 @@ class Router:
     async def request(self, method, params, call=None):
         # A host's request (params a dict) -> the reply: {"result": ...} or {"error": ...}.
         # call: the host's call it belongs to (what the board asks or logs meanwhile goes there).
+        if method == "tools/call" and params.get("name") == WAIT_TOOL:
+            return await self.events.call(params, call)   # the bridge's own, across the boards
         if not self.several:
-            return await self._forward(self.boards[0], method, params, call)
+            reply = await self._forward(self.boards[0], method, params, call)
+            return self.events.listed(method, params, reply)
         if method in LISTS:
-            return self._list(LISTS[method], params)
+            return self.events.listed(method, params, self._list(LISTS[method], params))
         board, params = self._target(method, params)
         if board is None:
             return params   # the error
@@ -375,6 +381,7 @@ class Router:
         changed = await self._learn(board, kinds)
         if session.state != "ready":
             return   # reset or unplugged meanwhile: a new initialize is under way
+        self.events.arrived(board)
         if self.several and not board.listed:
             board.listed = True
             log.info("board %s ready: its tools are %s_*", board.label, board.label)
@@ -384,6 +391,7 @@ class Router:
 
     def _lost(self, board):
         # The board's session ended (a reset, an unplug): with several, its tools go meanwhile.
+        self.events.left(board)
         if self.several and board.listed:
             board.listed = False
             log.info("board %s is gone: its tools are withdrawn", board.label)
@@ -415,6 +423,7 @@ class Router:
     def _notification(self, board, msg):
         method = msg["method"]
         params = msg.get("params") or {}
+        self.events.heard(board, method, params)
         if method == "notifications/progress":
             token = params.get("progressToken")
             entry = self.tokens.get(token) if type(token) is str else None
