@@ -103,14 +103,14 @@ class BridgeEvents:
     # -- what the hosts see ----------------------------------------------------------------
 
     def listed(self, method, params, reply):
-        # tools/list as hosts see it: the bridge's wait_for_event on the first page, in place of
-        # any board's own (one wait, across every board).
+        # tools/list as hosts see it: the bridge's wait_for_event after the boards' tools (on
+        # the last page), in place of any board's own (one wait, across every board).
         result = reply.get("result") if method == "tools/list" else None
         if type(result) is not dict or type(result.get("tools")) is not list:
             return reply
         tools = [t for t in result["tools"] if not self._boards_own(t)]
-        if params.get("cursor") is None:
-            tools.insert(0, DESCRIPTOR)
+        if not result.get("nextCursor"):
+            tools.append(DESCRIPTOR)
         return dict(reply, result=dict(result, tools=tools))
 
     def _boards_own(self, tool):
