@@ -153,9 +153,12 @@ class BridgeEvents:
                            "structuredContent": found}}
 
     def recent(self, count=20):
-        # The newest events, newest first (the dashboard's list).
+        # The newest events, newest first, each with "at" (epoch seconds): the dashboard's list.
         first = max(1, self.ring.seq - min(count, KEPT) + 1)
-        return list(reversed(self.ring.since(first)))
+        now_ms = self.ring.clock() - self.ring.start
+        wall = time.time()
+        return [dict(e, at=wall - (now_ms - e["t_ms"]) / 1000)
+                for e in reversed(self.ring.since(first))]
 
 
 def _error(text):
