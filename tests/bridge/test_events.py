@@ -141,3 +141,21 @@ def test_list_changes_of_a_board_are_events(line_client):
         cursor = found["cursor"]
         kinds += [e["kind"] for e in found["events"]]
     assert "tools_changed" in kinds, json.dumps(kinds)
+
+
+def test_a_host_that_wants_only_errors_still_gets_alerts_as_events_and_no_warning(line_client):
+    client = line_client("--sim")
+    client.initialize()
+    assert client.request("logging/setLevel", {"level": "error"})["result"] == {}
+    cursor = client.call("wait_for_event", timeout_s=0)["result"]["structuredContent"]["cursor"]
+    celsius = client.call("read_temperature")["result"]["structuredContent"]["celsius"]
+    assert "result" in client.call("set_alert", quantity="temperature", above=celsius - 10)
+    alerts = []
+    end = time.monotonic() + 10
+    while not alerts and time.monotonic() < end:
+        found = client.call("wait_for_event", after=cursor, timeout_s=3)
+        found = found["result"]["structuredContent"]
+        cursor = found["cursor"]
+        alerts = [e for e in found["events"] if e["kind"] == "alert"]
+    assert len(alerts) == 1
+    assert not [n for n in client.notes if n["method"] == "notifications/message"]
