@@ -29,7 +29,7 @@ def test_sdk_client_lists_calls_reads_and_subscribes(runtime):
         async with sdk_client(runtime, message_handler=on_message) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
             assert sorted(tools) == ["plot_history", "read_adc", "read_history",
-                                    "read_temperature", "set_alert", "set_led",
+                                    "read_temperature", "sample", "set_alert", "set_led",
                                     "wait_for_event"]
             assert tools["read_adc"].input_schema["properties"]["channel"]["maximum"] == 3
             assert tools["set_led"].annotations.read_only_hint is False
@@ -68,5 +68,31 @@ def test_sdk_client_lists_calls_reads_and_subscribes(runtime):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # ping, too, is gone in 2026-07-28
                 await client.send_ping()
+
+    anyio.run(session)
+
+
+@pytest.mark.parametrize("runtime", ["python", "micropython"])
+def test_sdk_client_without_tasks_gets_a_plain_sample_and_is_answered_meanwhile(runtime):
+    # mcp 2.3.0 has no tasks support: a host without tasks calls `sample` plainly and gets the
+    # plain result when it ends; its other calls are answered while the sample runs.
+    async def session():
+        async with sdk_client(runtime) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert tools["sample"].execution.task_support == "optional"
+            done = {}
+
+            async def sample():
+                done["sample"] = await client.call_tool(
+                    "sample", {"quantity": "temperature", "seconds": 2, "every_ms": 500})
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(sample)
+                await anyio.sleep(0.3)
+                temp = await client.call_tool("read_temperature", {})
+                assert "sample" not in done  # answered while the sample still ran
+                assert 10 < temp.structured_content["celsius"] < 40
+            got = done["sample"].structured_content
+            assert got["count"] == 4 and got["min"] <= got["mean"] <= got["max"]
 
     anyio.run(session)

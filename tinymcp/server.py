@@ -70,14 +70,19 @@ class Server:
     # -- registration -------------------------------------------------------------------
 
     def tool(self, name, description=None, inputs=None, outputs=None, title=None,
-             read_only=None, destructive=None, idempotent=None, open_world=None, ctx=False):
+             read_only=None, destructive=None, idempotent=None, open_world=None, ctx=False,
+             task=None):
         # Decorator: the function gets the validated arguments as keywords (and ctx=Context).
+        # A generator function is a long tool (tinymcp/tasks.py); task="optional" or
+        # "required" lets a client run it as a task.
         def register(fn):
             if self.tools is None:
                 from tinymcp.tools import Tools
                 self.tools = Tools()
             from tinymcp.tools import pack_hints
             hints = pack_hints((read_only, destructive, idempotent, open_world))
+            if task:
+                hints |= self.tasks().offer(self, task) << 8
             self.tools.add(fn, name, description, inputs, outputs, title, hints, ctx)
             self.changed("tools")
             return fn
@@ -307,10 +312,10 @@ class Server:
 
     # -- helpers for handlers ------------------------------------------------------------
 
-    def long_call(self, gen, name, structured):
-        # A generator tool's call: stepped by the serve loop from now on (tinymcp/tasks.py).
-        from tinymcp.tasks import start
-        return start(self, gen, name, structured)
+    def tasks(self):
+        # Long tools and tasks (tinymcp/tasks.py), loaded with the first.
+        from tinymcp import tasks
+        return tasks
 
     def cached(self, key, build):
         # An encoded result, built once per registry state and protocol revision.
@@ -364,6 +369,8 @@ class Server:
             caps["prompts"] = {"listChanged": True}
         if self.completions and self.era >= 1:
             caps["completions"] = {}
+        if self.tools is not None and self.tools.tasks and self.era >= 3:
+            self.tasks().capability(self, caps)
         return caps
 
 

@@ -1,7 +1,23 @@
-# Long tools: a tool written as a generator function runs in the serve loop's idle time, one step
-# a turn, so the board keeps answering other requests meanwhile. A plain call stays open until
-# the generator returns and is answered then. Loaded with the first call of a generator tool.
+# Long tools and tasks. A tool written as a generator function runs in the serve loop's idle time,
+# one step a turn, so the board keeps answering other requests meanwhile. A plain call stays open
+# until the generator returns and is answered then; a call run as a task (the 2025-11-25 tasks
+# utility, the 2026-07-28 io.modelcontextprotocol/tasks extension) is answered at once with its
+# task, whose status and result the client fetches later. Loaded with the first long tool.
+import time
+
+from tinymcp.clock import ticks_diff, ticks_ms
+from tinymcp.jsonrpc import RpcError, Structured, text
+from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND,
+                              MISSING_CAPABILITY, const)
 from tinymcp.tools import error_result, shape
+
+EXTENSION = "io.modelcontextprotocol/tasks"
+RELATED = "io.modelcontextprotocol/related-task"
+_UTILITY_ERA = const(3)    # 2025-11-25: the tasks utility
+_EXTENSION_ERA = const(4)  # 2026-07-28: the tasks extension
+TERMINAL = ("completed", "failed", "cancelled")
+TASK_SUPPORT = (None, "optional", "required")  # a tool's task=, kept in its hints from bit 8
+_NO_TASK_PARAMS = {}
 
 
 def describe(e):
@@ -9,43 +25,102 @@ def describe(e):
     return text if text else e.__class__.__name__
 
 
+def stamp():
+    # Now as ISO 8601 (UTC, by the board's clock: a board without one starts at its epoch).
+    try:
+        t = time.gmtime()
+    except AttributeError:
+        return "1970-01-01T00:00:00Z"
+    return "%04d-%02d-%02dT%02d:%02d:%02dZ" % (t[0], t[1], t[2], t[3], t[4], t[5])
+
+
+def new_id():
+    # 128 random bits as hex: a task id nobody can guess.
+    try:
+        from os import urandom
+        raw = urandom(16)
+    except ImportError:
+        import random
+        raw = bytes(random.getrandbits(8) for _ in range(16))
+    from binascii import hexlify
+    return hexlify(raw).decode()
+
+
 class Call:
     # One generator tool call being stepped: the request it answers and where its answer goes.
-    def __init__(self, rid, gen, name, structured, token, link):
+    def __init__(self, rid, gen, name, structured, token, link, task=None):
         self.rid = rid
         self.gen = gen
         self.name = name
         self.structured = structured  # the tool declares an output schema
         self.token = token            # the request's progress token, or None
         self.link = link              # the link the request came through (None: the outbox)
+        self.task = task              # the Task it runs as, or None for a plain call
         self.shown = -1.0             # the last progress fraction sent
 
 
+class Task:
+    def __init__(self, tid, ttl_ms, link):
+        self.id = tid
+        self.status = "working"
+        self.message = None
+        self.created = self.updated = stamp()
+        self.born = ticks_ms()
+        self.ttl = ttl_ms
+        self.link = link      # where its status notifications go: the creating request's link
+        self.result = None    # the CallToolResult, once it ended
+        self.waiting = None   # [(request id, link)] of tasks/result requests blocked on it
+
+
+def task_ended(server, task):
+    # Hook: a task reached completed, failed or cancelled (for the board's event ring).
+    pass
+
+
 class Work:
-    # The generator tool calls in progress, stepped by the serve loop (Channel.run) each turn.
-    max_calls = 4   # open plain calls at once; one more is refused with an isError result
+    # The generator tool calls in progress, stepped by the serve loop (Channel.run) each turn,
+    # and the tasks the board keeps.
+    max_calls = 4       # open plain calls at once; one more is refused with an isError result
+    max_tasks = 4       # tasks kept, working or ended; the oldest ended goes first
+    ttl_ms = 300000     # how long an ended task is kept when the client asks no ttl
+    max_ttl_ms = 3600000
+    poll_ms = 1000      # the polling interval suggested to clients
 
     def __init__(self):
         self.live = []   # Call, in the order they started
+        self.tasks = []  # Task, oldest first
+
+    # -- plain calls -------------------------------------------------------------------------
 
     def start(self, server, gen, name, structured):
         # -> None: the request stays open and is answered when the generator returns; or a
         # result now (inside a batch, or when too many calls are open).
         if server.batch is not None:  # a batch's answers form one array: this one runs inline
             return _run(server, gen, name, structured)
-        if len(self.live) >= self.max_calls:
+        if len(self.live) - self._running_tasks() >= self.max_calls:
             gen.close()
             return error_result(name + " not started: " + str(self.max_calls)
                                 + " long tool calls are running; try again when one ends")
         self.live.append(Call(server.running, gen, name, structured, server.token, server.link))
         return None
 
+    def _running_tasks(self):
+        return len([c for c in self.live if c.task is not None])
+
     def cancel(self, rid):
-        # notifications/cancelled for an open call: it stops, and nothing more is sent for it.
+        # notifications/cancelled for an open call (or a blocked tasks/result): it stops, and
+        # nothing more is sent for it. A task is cancelled with tasks/cancel only.
         for call in self.live:
-            if call.rid == rid:
+            if call.rid == rid and call.task is None:
                 self._drop(call)
                 return True
+        for task in self.tasks:
+            waiting = task.waiting
+            if waiting:
+                for wait in waiting:
+                    if wait[0] == rid:
+                        waiting.remove(wait)
+                        return True
         return False
 
     def _drop(self, call):
@@ -53,7 +128,8 @@ class Work:
         call.gen.close()
 
     def step(self, server):
-        # One step of every open call; a call that returned or failed is answered.
+        # One step of every open call; a call that returned or failed is answered (or its
+        # task ends).
         live = self.live
         i = 0
         while i < len(live):
@@ -72,9 +148,143 @@ class Work:
                 continue
             live.remove(call)
             result = value if done == 2 else shape(value, call.structured, server)
+            if call.task is not None:
+                self._end(server, call.task, result, True)
+                continue
             result = server.revision.finish(server, "tools/call", result)
             link = call.link if call.link is not None else server.out_link()
             link.result(call.rid, result)
+
+    # -- tasks -------------------------------------------------------------------------------
+
+    def create(self, server, value, name, structured, asked):
+        # A call run as a task: the task now (CreateTaskResult), its work from idle.
+        self.expire()
+        tasks = self.tasks
+        if len(tasks) >= self.max_tasks:
+            for task in tasks:
+                if task.status in TERMINAL:
+                    tasks.remove(task)
+                    break
+            else:
+                if type(value).__name__ == "generator":
+                    value.close()
+                raise RpcError(INTERNAL_ERROR, "Task limit reached: " + str(self.max_tasks)
+                               + " tasks are working on this board; try again when one ends")
+        ttl = asked.get("ttl", self.ttl_ms)
+        if type(ttl) is not int and type(ttl) is not float or ttl > self.max_ttl_ms:
+            ttl = self.max_ttl_ms  # null (unlimited) or longer than the board keeps anything
+        task = Task(new_id(), int(ttl) if ttl > 0 else 0, server.link)
+        tasks.append(task)
+        era = server.era
+        if type(value).__name__ == "generator":
+            token = server.token if era == _UTILITY_ERA else None  # 2026-07-28: no progress
+            self.live.append(Call(server.running, value, name, structured, token, server.link,
+                                  task))
+        else:  # ended already (bad arguments, a plain tool): the task says so at once
+            self._end(server, task, value, False)
+        if era == _UTILITY_ERA:
+            return {"task": _state(task, era)}
+        state = _state(task, era)
+        state["resultType"] = "task"
+        return state
+
+    def _end(self, server, task, result, notify):
+        if task.status in TERMINAL:  # cancelled stays cancelled
+            return
+        result = _plain(result)
+        era = server.era
+        # 2025-11-25: a tool result with isError is a failed task; 2026-07-28: completed.
+        failed = era == _UTILITY_ERA and result.get("isError") is True
+        task.status = "failed" if failed else "completed"
+        task.result = result
+        task.updated = stamp()
+        if notify and era == _UTILITY_ERA:
+            link = task.link if task.link is not None else server.out_link()
+            link.send({"jsonrpc": "2.0", "method": "notifications/tasks/status",
+                       "params": _state(task, era)})
+        waiting = task.waiting
+        task.waiting = None
+        for rid, link in waiting or ():
+            (link or server.out_link()).result(rid, fetch(task))
+        task_ended(server, task)
+
+    def stop(self, server, task):
+        # tasks/cancel: the work stops and nothing more is sent for it.
+        for call in self.live:
+            if call.task is task:
+                self._drop(call)
+                break
+        task.status = "cancelled"
+        task.message = "Cancelled by request."
+        task.updated = stamp()
+        waiting = task.waiting
+        task.waiting = None
+        for rid, link in waiting or ():
+            (link or server.out_link()).error(rid, INTERNAL_ERROR, _CANCELLED)
+        task_ended(server, task)
+
+    def expire(self):
+        # Ended tasks older than their ttl are forgotten; a working task is kept until it ends.
+        now = ticks_ms()
+        tasks = self.tasks
+        i = 0
+        while i < len(tasks):
+            task = tasks[i]
+            if task.status in TERMINAL and ticks_diff(now, task.born) > task.ttl:
+                tasks.pop(i)
+            else:
+                i += 1
+
+    def find(self, params):
+        tid = params.get("taskId")
+        if type(tid) is not str:
+            raise RpcError(INVALID_PARAMS, 'Invalid params: "taskId" must be a string')
+        for task in self.tasks:
+            if task.id == tid:
+                return task
+        raise RpcError(INVALID_PARAMS, "Failed to retrieve task: Task not found (or expired)")
+
+
+_CANCELLED = "Task cancelled: the tool call was stopped before it returned"
+
+
+def fetch(task):
+    # What the task's tools/call would have returned, tied to the task (tasks/result).
+    if task.status == "cancelled":
+        raise RpcError(INTERNAL_ERROR, _CANCELLED)
+    result = dict(task.result)
+    meta = result.get("_meta")
+    meta = dict(meta) if type(meta) is dict else {}
+    meta[RELATED] = {"taskId": task.id}
+    result["_meta"] = meta
+    return result
+
+
+def _state(task, era):
+    # The Task object as the revision spells it.
+    d = {"taskId": task.id, "status": task.status, "createdAt": task.created,
+         "lastUpdatedAt": task.updated}
+    if task.message:
+        d["statusMessage"] = task.message
+    if era == _UTILITY_ERA:
+        d["ttl"] = task.ttl
+        d["pollInterval"] = Work.poll_ms
+    else:
+        d["ttlMs"] = task.ttl
+        d["pollIntervalMs"] = Work.poll_ms
+    return d
+
+
+def _plain(result):
+    # A result as a dict of its own: the server's one Structured is refilled by the next call.
+    if type(result) is not Structured:
+        return result
+    value = result.value
+    out = {"content": [{"type": "text", "text": text(value)}]}
+    if result.full:
+        out["structuredContent"] = value
+    return out
 
 
 def _advance(server, gen, rid, token, name):
@@ -104,8 +314,10 @@ def _progress(server, call, fraction):
         return
     if fraction > call.shown and 0 <= fraction <= 1:
         call.shown = fraction
-        server.notify("notifications/progress", {"progressToken": call.token,
-                                                 "progress": fraction, "total": 1})
+        params = {"progressToken": call.token, "progress": fraction, "total": 1}
+        if call.task is not None:
+            params["_meta"] = {RELATED: {"taskId": call.task.id}}
+        server.notify("notifications/progress", params)
 
 
 def _run(server, gen, name, structured):
@@ -118,8 +330,142 @@ def _run(server, gen, name, structured):
             return shape(value, structured, server)
 
 
-def start(server, gen, name, structured):
+def start(server, value, name, structured, task=None):
     work = server.work
     if work is None:
         work = server.work = Work()
-    return work.start(server, gen, name, structured)
+    if task is None:
+        return work.start(server, value, name, structured)
+    return work.create(server, value, name, structured, task)
+
+
+# -- declaring tasks, and the revisions' rules --------------------------------------------------
+
+def offer(server, mode):
+    # A tool registered with task=mode: the server offers tasks and serves tasks/*. -> the
+    # mode's number, kept in the tool's hints.
+    if mode not in TASK_SUPPORT[1:]:
+        raise ValueError("task must be 'optional' or 'required'")
+    server.tools.tasks = True
+    handlers = server.handlers
+    if "tasks/get" not in handlers:
+        merged = dict(handlers)  # this server's own table from now on
+        merged.update(HANDLERS)
+        server.handlers = merged
+    return TASK_SUPPORT.index(mode)
+
+
+def capability(server, caps):
+    if server.era == _UTILITY_ERA:
+        caps["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
+    else:
+        caps["extensions"] = {EXTENSION: {}}
+
+
+def _declared(server):
+    # Did this 2026-07-28 request's client capabilities include the tasks extension?
+    caps = server.revision.caps
+    ext = caps.get("extensions") if type(caps) is dict else None
+    return type(ext) is dict and type(ext.get(EXTENSION)) is dict
+
+
+def _missing():
+    return RpcError(MISSING_CAPABILITY, "Missing required client capability: the " + EXTENSION
+                    + " extension", {"requiredCapabilities": {"extensions": {EXTENSION: {}}}})
+
+
+def wanted(server, params, mode, name):
+    # -> the task params to run this tools/call as a task, or None for a plain call; raises
+    # the revision's error where the call cannot be served as asked. mode: 0 the tool has no
+    # task support, 1 optional, 2 required.
+    era = server.era
+    if era == _EXTENSION_ERA:  # the server decides: a long tool is a task when the client can
+        if not mode:
+            return None
+        if _declared(server):
+            return _NO_TASK_PARAMS
+        if mode == 2:
+            raise _missing()
+        return None
+    if era != _UTILITY_ERA:  # before 2025-11-25 there are no tasks: a plain call
+        return None
+    asked = params.get("task")
+    if asked is None:
+        if mode == 2:
+            raise RpcError(METHOD_NOT_FOUND, "Method not found: " + name + " runs only as a "
+                           "task (execution.taskSupport is required): add a task param")
+        return None
+    if not mode:
+        raise RpcError(METHOD_NOT_FOUND, "Method not found: " + name
+                       + " does not support task execution")
+    if type(asked) is not dict:
+        raise RpcError(INVALID_PARAMS, 'Invalid params: "task" must be an object')
+    return asked
+
+
+def _work(server, method):
+    # The board's tasks, once the revision allows method.
+    era = server.era
+    if era == _EXTENSION_ERA:
+        if method == "tasks/result" or method == "tasks/list":
+            raise RpcError(METHOD_NOT_FOUND, "Method not found: " + method
+                           + " is not part of the 2026-07-28 tasks extension")
+        if not _declared(server):
+            raise _missing()
+    elif era != _UTILITY_ERA or method == "tasks/update":
+        raise RpcError(METHOD_NOT_FOUND, "Method not found: " + method
+                       + (" needs protocol 2025-11-25" if era < _UTILITY_ERA else ""))
+    work = server.work
+    if work is None:
+        work = server.work = Work()
+    work.expire()
+    return work
+
+
+def _get(server, params):
+    task = _work(server, "tasks/get").find(params)
+    state = _state(task, server.era)
+    if server.era == _EXTENSION_ERA and task.status == "completed":
+        state["result"] = task.result  # the 2026-07-28 task carries its result
+    return state
+
+
+def _result(server, params):
+    task = _work(server, "tasks/result").find(params)
+    if task.status in TERMINAL:
+        return fetch(task)
+    if task.waiting is None:
+        task.waiting = []
+    task.waiting.append((server.running, server.link))
+    return None  # answered when the task ends
+
+
+def _list(server, params):
+    work = _work(server, "tasks/list")
+    if params.get("cursor") is not None:  # every task fits one page
+        raise RpcError(INVALID_PARAMS, "Invalid params: unknown cursor")
+    return {"tasks": [_state(task, server.era) for task in work.tasks]}
+
+
+def _cancel(server, params):
+    work = _work(server, "tasks/cancel")
+    task = work.find(params)
+    era = server.era
+    if task.status in TERMINAL:
+        if era == _EXTENSION_ERA:
+            return {}  # an acknowledgement: cancellation is cooperative
+        raise RpcError(INVALID_PARAMS, "Invalid params: the task is already " + task.status
+                       + " and cannot be cancelled")
+    work.stop(server, task)
+    return _state(task, era) if era == _UTILITY_ERA else {}
+
+
+def _update(server, params):
+    # 2026-07-28: responses to a task's inputRequests. This board's tasks ask nothing, so
+    # there is never an outstanding key: the responses are ignored, as the extension says.
+    _work(server, "tasks/update").find(params)
+    return {}
+
+
+HANDLERS = {"tasks/get": _get, "tasks/result": _result, "tasks/list": _list,
+            "tasks/cancel": _cancel, "tasks/update": _update}

@@ -30,6 +30,9 @@ def describe(tool, era):
     if tool[_OUTPUTS] is not None and era >= 2:
         d["outputSchema"] = schema.obj(tool[_OUTPUTS])
     hints = tool[_HINTS]
+    if hints >> 8 and era == 3:  # 2025-11-25; 2026-07-28 tasks are server-directed
+        d["execution"] = {"taskSupport": "required" if hints >> 8 == 2 else "optional"}
+    hints &= 0xFF
     if era >= 1 and (hints or tool[_TITLE]):
         notes = {}
         if tool[_TITLE]:
@@ -47,34 +50,42 @@ def error_result(text):
 
 
 class Tools(Registry):
+    tasks = False  # a tool declares task support: the server offers tasks (tinymcp/tasks.py)
+
     def add(self, fn, name, description, inputs, outputs, title, hints, wants_ctx):
         self.put((name, fn, description, inputs or {}, outputs, title, hints, wants_ctx))
 
     def call(self, server, params):
         tool = self.named(params, "tool")
         name = tool[0]
+        structured = tool[_OUTPUTS] is not None
+        task = None
+        if tool[_HINTS] >> 8 or (self.tasks and "task" in params):  # as a task? its revision says
+            task = server.tasks().wanted(server, params, tool[_HINTS] >> 8, name)
         args = params.get("arguments")
         if args is None:
             args = {}
         # Argument problems and tool failures are results with isError, so a model can retry.
-        if type(args) is not dict:
-            return error_result("Invalid arguments for " + name + ": expected an object")
         declared = tool[_INPUTS]
-        problem = schema.arguments(declared, args)
+        problem = schema.arguments(declared, args) if type(args) is dict else "expected an object"
         if problem:
-            return error_result("Invalid arguments for " + name + ": " + problem)
-        _complete(declared, args)
-        try:
-            if tool[_CTX]:
-                value = tool[_FN](ctx=server.ctx, **args)
-            else:
-                value = tool[_FN](**args)
-        except Exception as e:
-            text = str(e)
-            return error_result(name + " failed: " + (text or e.__class__.__name__))
-        if type(value).__name__ == "generator":  # a long tool: stepped in the loop's idle time
-            return server.long_call(value, name, tool[_OUTPUTS] is not None)
-        return shape(value, tool[_OUTPUTS] is not None, server)
+            value = error_result("Invalid arguments for " + name + ": " + problem)
+        else:
+            _complete(declared, args)
+            try:
+                if tool[_CTX]:
+                    value = tool[_FN](ctx=server.ctx, **args)
+                else:
+                    value = tool[_FN](**args)
+                if type(value).__name__ != "generator":
+                    value = shape(value, structured, server)
+            except Exception as e:
+                text = str(e)
+                value = error_result(name + " failed: " + (text or e.__class__.__name__))
+        if task is not None or type(value).__name__ == "generator":
+            # a task, or a long tool called plainly: stepped in the loop's idle time
+            return server.tasks().start(server, value, name, structured, task)
+        return value
 
 
 def _complete(declared, args):

@@ -734,6 +734,11 @@ def rows_for(results):
                 add("events: the ring of 16 / RAM per event kept, an alert / a list change",
                     mods["events_per_alert"], None, "%d B / %.0f B / %.0f B" % (
                         mods["events_ring"], mods["events_per_alert"], mods["events_per_change"]))
+            if "per_task_ended" in mods:
+                add("tasks: held by tinymcp/tasks.py / per task kept, working / ended",
+                    mods["per_task_ended"], None, "%s / %d B / %d B (at most 4 kept)" % (
+                        kib(mods["tasks_module"]), mods["per_task_working"],
+                        mods["per_task_ended"]))
             if "session" in c[runner]:
                 rows += session_rows(c[runner]["session"], label, tree)
         rows += romfs_rows(c)

@@ -7,7 +7,7 @@ if __name__ == "__main__":  # run from a checkout: the repo root holds tinymcp/ 
     sys.path.append(globals().get("__file__", "").rsplit("boards", 1)[0] or ".")
 
 from tinymcp import Server, events, history
-from tinymcp.clock import ticks_ms
+from tinymcp.clock import ticks_diff, ticks_ms
 from tinymcp.sensors import adc, internal, led, sim
 
 VREF = 3.3
@@ -82,6 +82,7 @@ def build(world=None, bench=None):
     chip = internal.attach(server, internal.RP2040(sim.ADC(world.chip_volts, VREF), VREF))
     adc.attach(server, world.adcs)
     led.attach(server, led.Led(world.led))
+    _attach_sample(server, lambda: chip.read()["celsius"])
     # Its temperature over time: a sample a second, the last five minutes (2.4 KiB).
     readings = history.History(period_ms=HISTORY_PERIOD_MS, depth=HISTORY_DEPTH)
     readings.track("temperature", lambda: chip.read()["celsius"], "Cel")
@@ -90,6 +91,40 @@ def build(world=None, bench=None):
     history.attach(server, readings)
     events.attach(server)  # its alerts and changes for wait_for_event (a 16-event ring)
     return server
+
+
+def _attach_sample(server, read):
+    # A long tool: a generator the serve loop steps in its idle time, so the board answers
+    # other requests meanwhile; a client may run it as a task (tinymcp/tasks.py).
+    from tinymcp.schema import integer, number, string
+
+    @server.tool("sample", "Sample the temperature for some seconds: how many readings, their "
+                 "min, max and mean.",
+                 inputs={"quantity": string("What to sample", enum=("temperature",)),
+                         "seconds": number("How long to sample, in seconds", 1, 600),
+                         "every_ms?": integer("Milliseconds between readings", 10, 60000,
+                                              default=1000)},
+                 outputs={"count": integer(), "min": number(), "max": number(),
+                          "mean": number(), "unit": string()},
+                 read_only=True, task="optional")
+    def sample(quantity, seconds, every_ms):
+        span = int(seconds * 1000)
+        start = ticks_ms()
+        count, due, low, high, mean = 0, 0, None, None, 0.0
+        while True:
+            elapsed = ticks_diff(ticks_ms(), start)
+            if elapsed >= span:
+                break
+            if elapsed >= due:  # readings at 0, every_ms, 2 * every_ms ... before the end
+                value = read()
+                count += 1
+                mean += (value - mean) / count  # a running mean stays exact enough in float32
+                low = value if low is None or value < low else low
+                high = value if high is None or value > high else high
+                while due <= elapsed:
+                    due += every_ms
+            yield elapsed / span
+        return {"count": count, "min": low, "max": high, "mean": mean, "unit": "Cel"}
 
 
 def _attach_bench(server, world, readings):

@@ -148,6 +148,7 @@ def module_costs():
     out["per_resource"] = ((yield from held()) - before) // 4
     yield from history_costs()
     yield from events_costs()
+    yield from task_costs()
 
 
 def history_costs():
@@ -196,6 +197,41 @@ def events_costs():
                 ring.add("tools_changed")
         out["events_per_" + kind] = ((yield from held()) - before) / 32
     del ring
+
+
+def task_costs():
+    # What long tools cost: the tasks module (loaded with the first), and the RAM held per task
+    # kept, while it works and once it ended with its result (a sample's five fields).
+    before = yield from held()
+    import tinymcp.tasks  # noqa: F401
+    out["tasks_module"] = (yield from held()) - before
+    from tinymcp import Server
+    server = Server("probe", "1")
+
+    @server.tool("sample", "Sample for a while.", task="optional")
+    def sample():
+        yield
+        return {"count": 3, "min": 21.5, "max": 22.5, "mean": 22.0, "unit": "Cel"}
+
+    server.handle(INIT)
+    server.handle(INITIALIZED)
+    calls = [buffer(('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sample",'
+                     '"task":{"ttl":60000}}}' % (4720 + i)).encode()) for i in range(5)]
+
+    def finish():
+        while server.work.live:
+            server.work.step(server)
+        del server.outbox[:]
+
+    server.handle(calls[4])  # warm: the first task makes the board's Work
+    finish()
+    del server.work.tasks[:]
+    before = yield from held()
+    for i in range(4):
+        server.handle(calls[i])
+    out["per_task_working"] = ((yield from held()) - before) // 4
+    finish()
+    out["per_task_ended"] = ((yield from held()) - before) // 4
 
 
 class Feed:
