@@ -193,6 +193,26 @@ def test_task_ends_have_a_place_in_the_ring():
     assert event["status"] == "completed"
 
 
+def test_a_task_that_ends_is_an_event():
+    server = board([])
+
+    @server.tool("measure", "Takes two steps.", task="optional")
+    def measure():
+        yield
+        return {"done": True}
+
+    initialize(server)
+    _, start, _ = wait(server, timeout_s=0)
+    created = result(server, "tools/call", {"name": "measure", "arguments": {}, "task": {}}, 5)
+    for _ in range(10):
+        if server.work.live:
+            server.work.step(server)
+    _, found, _ = wait(server, start["cursor"], timeout_s=0)
+    ended = [e for e in found["events"] if e["kind"] == "task_ended"]
+    assert ended == [{"kind": "task_ended", "t_ms": ended[0]["t_ms"],
+                      "taskId": created["task"]["taskId"], "status": "completed"}]
+
+
 def test_a_board_without_the_ring_has_no_wait_and_alerts_as_before():
     clock = Clock()
     readings = history.History(1000, 8, clock)
