@@ -61,6 +61,15 @@ def collect(targets):
     return found
 
 
+def release(path):
+    # Forget a test module collect() imported (its code is garbage then).
+    name = path.rsplit(".", 1)[0].replace("/", ".")
+    sys.modules.pop(name, None)
+    package, _, attr = name.rpartition(".")
+    if package in sys.modules and hasattr(sys.modules[package], attr):
+        delattr(sys.modules[package], attr)
+
+
 def run(name, test, skip, counts):
     # counts: [passed, failed, skipped]
     if skip:

@@ -51,12 +51,19 @@ for (const source of SOURCES) copy(join(repo, source), "/app/" + source);
 mp.FS.chdir("/app");
 mp.globals.set("_targets", JSON.stringify(targets.length ? targets : ["tests/core"]));
 mp.runPython("import gc, json, micropython, sys\nsys.path.insert(0, '/app')\nfrom tests import mprun\n"
-             + "_tests = mprun.collect(json.loads(_targets))\n_count = len(_tests)\n_counts = [0, 0, 0]\n");
+             + "_paths = [p for t in json.loads(_targets) for p in mprun.modules(t)]\n"
+             + "_count = len(_paths)\n_counts = [0, 0, 0]\n");
+// One test module at a time, let go of after its tests (as a board would run them): what is
+// held is the core the tests loaded plus the module being run, not every suite's code at once.
 let held = 0;
-for (let i = 0; i < mp.globals.get("_count"); i++) {
-  mp.runPython(`mprun.run(*_tests[${i}], _counts)\nmicropython.mem_info()\ngc.collect()\n`);
-  mp.runPython("_held = gc.mem_alloc()\n");  // collected on the way in
-  held = Math.max(held, mp.globals.get("_held"));
+for (let m = 0; m < mp.globals.get("_count"); m++) {
+  mp.runPython(`_tests = mprun.collect([_paths[${m}]])\n_n = len(_tests)\n`);
+  for (let i = 0; i < mp.globals.get("_n"); i++) {
+    mp.runPython(`mprun.run(*_tests[${i}], _counts)\nmicropython.mem_info()\ngc.collect()\n`);
+    mp.runPython("_held = gc.mem_alloc()\n");  // collected on the way in
+    held = Math.max(held, mp.globals.get("_held"));
+  }
+  mp.runPython(`_tests = None\nmprun.release(_paths[${m}])\n`);
 }
 mp.runPython("_failed = mprun.summary(_counts)\n");
 const outgrown = held > heap;
