@@ -79,6 +79,22 @@ def test_an_alert_crossing_is_one_event_and_the_cursor_does_not_repeat_it():
     assert again["events"] == [] and again["cursor"] == found["cursor"]
 
 
+def test_in_2026_07_28_a_listen_stream_and_the_ring_both_hear_the_alert_once():
+    from tests.core.test_stateless import call, listen
+    server = board([20.0, 26.0, 26.5, 27.0])
+    call(server, "server/discover")
+    listen(server, "watch", resourceSubscriptions=["sensor://alerts"])
+    _, start, _ = wait(server, timeout_s=0)
+    call(server, "tools/call", {"name": "set_alert", "arguments": {
+        "quantity": "temperature", "above": 25}}, id=2)
+    notifications(server)
+    _, found, _ = wait(server, start["cursor"], timeout_s=0)  # set_alert's own update
+    _, found, _ = wait(server, found["cursor"], timeout_s=5)
+    assert [e["kind"] for e in found["events"]] == ["alert"]
+    updates = [n for n in notifications(server) if n["method"] == "notifications/resources/updated"]
+    assert [u["params"]["uri"] for u in updates] == ["sensor://alerts"]
+
+
 def test_the_existing_alert_paths_still_speak():
     server = board([20.0, 26.0])
     initialize(server)
