@@ -87,7 +87,7 @@ class Events:
             return oldest, True
         return seq + 1, False
 
-    def since(self, first, board=None):
+    def since(self, first):
         # The events from sequence number `first` on, oldest first, as the wire's dicts.
         found = []
         ring = self.ring
@@ -101,8 +101,6 @@ class Events:
             if more:
                 for key in more:
                     event[key] = more[key]
-            if board is not None:
-                event["board"] = board
             found.append(event)
         return found
 
