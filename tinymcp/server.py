@@ -82,7 +82,8 @@ class Server:
             from tinymcp.tools import pack_hints
             hints = pack_hints((read_only, destructive, idempotent, open_world))
             if task:
-                hints |= self.tasks().offer(self, task) << 8
+                from tinymcp.tasktools import offer
+                hints |= offer(self, task) << 8
             self.tools.add(fn, name, description, inputs, outputs, title, hints, ctx)
             self.changed("tools")
             return fn
@@ -370,7 +371,8 @@ class Server:
         if self.completions and self.era >= 1:
             caps["completions"] = {}
         if self.tools is not None and self.tools.tasks and self.era >= 3:
-            self.tasks().capability(self, caps)
+            from tinymcp.tasktools import capability
+            capability(caps, self.era)
         return caps
 
 

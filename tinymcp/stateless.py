@@ -219,6 +219,11 @@ class Stateless:
                      and server.resources.resolve(u) is not None]
             if known:
                 granted["resourceSubscriptions"] = known
+        tids = wanted.get("taskIds")
+        if tids is not None and server.tools is not None and server.tools.tasks:
+            known = server.tasks().listen(server, self.caps, tids)  # the tasks extension's
+            if known:
+                granted["taskIds"] = known
         self.listens[rid] = granted
         # The acknowledgement is the stream's first message; the response comes only when
         # the stream ends, so this request gets none now.

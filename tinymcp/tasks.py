@@ -8,7 +8,7 @@ import time
 from tinymcp.clock import ticks_diff, ticks_ms
 from tinymcp.jsonrpc import RpcError, Structured, text
 from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND,
-                              MISSING_CAPABILITY, const)
+                              MISSING_CAPABILITY, SUBSCRIPTION_META, const)
 from tinymcp.tools import error_result, shape
 
 EXTENSION = "io.modelcontextprotocol/tasks"
@@ -16,13 +16,7 @@ RELATED = "io.modelcontextprotocol/related-task"
 _UTILITY_ERA = const(3)    # 2025-11-25: the tasks utility
 _EXTENSION_ERA = const(4)  # 2026-07-28: the tasks extension
 TERMINAL = ("completed", "failed", "cancelled")
-TASK_SUPPORT = (None, "optional", "required")  # a tool's task=, kept in its hints from bit 8
 _NO_TASK_PARAMS = {}
-
-
-def describe(e):
-    text = str(e)
-    return text if text else e.__class__.__name__
 
 
 def stamp():
@@ -98,15 +92,15 @@ class Work:
         # result now (inside a batch, or when too many calls are open).
         if server.batch is not None:  # a batch's answers form one array: this one runs inline
             return _run(server, gen, name, structured)
-        if len(self.live) - self._running_tasks() >= self.max_calls:
+        plain = 0
+        for call in self.live:
+            plain += call.task is None
+        if plain >= self.max_calls:
             gen.close()
             return error_result(name + " not started: " + str(self.max_calls)
                                 + " long tool calls are running; try again when one ends")
         self.live.append(Call(server.running, gen, name, structured, server.token, server.link))
         return None
-
-    def _running_tasks(self):
-        return len([c for c in self.live if c.task is not None])
 
     def cancel(self, rid):
         # notifications/cancelled for an open call (or a blocked tasks/result): it stops, and
@@ -204,6 +198,13 @@ class Work:
             link = task.link if task.link is not None else server.out_link()
             link.send({"jsonrpc": "2.0", "method": "notifications/tasks/status",
                        "params": _state(task, era)})
+        elif notify:  # 2026-07-28: to the subscriptions/listen streams that asked for it
+            listens = server.revision.listens
+            for rid in listens:
+                if task.id in listens[rid].get("taskIds", ()):
+                    params = _detailed(task)
+                    params["_meta"] = {SUBSCRIPTION_META: rid}
+                    server.notify("notifications/tasks", params)
         waiting = task.waiting
         task.waiting = None
         for rid, link in waiting or ():
@@ -301,7 +302,7 @@ def _advance(server, gen, rid, token, name):
     except StopIteration as e:
         return 1, e.value
     except Exception as e:
-        return 2, error_result(name + " failed: " + describe(e))
+        return 2, error_result(name + " failed: " + (str(e) or e.__class__.__name__))
     finally:
         server.busy = False
         server.running = None
@@ -340,32 +341,14 @@ def start(server, value, name, structured, task=None):
     return work.create(server, value, name, structured, task)
 
 
-# -- declaring tasks, and the revisions' rules --------------------------------------------------
-
-def offer(server, mode):
-    # A tool registered with task=mode: the server offers tasks and serves tasks/*. -> the
-    # mode's number, kept in the tool's hints.
-    if mode not in TASK_SUPPORT[1:]:
-        raise ValueError("task must be 'optional' or 'required'")
-    server.tools.tasks = True
-    handlers = server.handlers
-    if "tasks/get" not in handlers:
-        merged = dict(handlers)  # this server's own table from now on
-        merged.update(HANDLERS)
-        server.handlers = merged
-    return TASK_SUPPORT.index(mode)
-
-
-def capability(server, caps):
-    if server.era == _UTILITY_ERA:
-        caps["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
-    else:
-        caps["extensions"] = {EXTENSION: {}}
-
+# -- the revisions' rules (a tool declares task support in tinymcp/tools.py: Tools.offer) -----
 
 def _declared(server):
     # Did this 2026-07-28 request's client capabilities include the tasks extension?
-    caps = server.revision.caps
+    return _declares(server.revision.caps)
+
+
+def _declares(caps):
     ext = caps.get("extensions") if type(caps) is dict else None
     return type(ext) is dict and type(ext.get(EXTENSION)) is dict
 
@@ -423,12 +406,30 @@ def _work(server, method):
     return work
 
 
+def _detailed(task):
+    # The 2026-07-28 task with its outcome inline (tasks/get, notifications/tasks).
+    state = _state(task, _EXTENSION_ERA)
+    if task.status == "completed":
+        state["result"] = task.result
+    return state
+
+
+def listen(server, caps, tids):
+    # subscriptions/listen asks for task notifications -> the ids of tasks it may have.
+    if not _declares(caps):
+        raise _missing()
+    if type(tids) is not list:
+        raise RpcError(INVALID_PARAMS, "Invalid params: taskIds must be a list of task ids")
+    work = server.work
+    kept = [task.id for task in work.tasks] if work is not None else ()
+    return [tid for tid in tids if tid in kept]
+
+
 def _get(server, params):
     task = _work(server, "tasks/get").find(params)
-    state = _state(task, server.era)
-    if server.era == _EXTENSION_ERA and task.status == "completed":
-        state["result"] = task.result  # the 2026-07-28 task carries its result
-    return state
+    if server.era == _EXTENSION_ERA:
+        return _detailed(task)
+    return _state(task, server.era)
 
 
 def _result(server, params):

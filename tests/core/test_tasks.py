@@ -487,3 +487,34 @@ def test_a_board_without_task_tools_has_no_task_methods():
     assert "tasks" not in result(server, "initialize", {"protocolVersion": "2025-11-25",
                                                         "capabilities": {}}, 0)["capabilities"]
     assert error(server, "tasks/get", {"taskId": "x"}, 2)["code"] == -32601
+
+
+def test_a_task_mode_other_than_optional_or_required_is_refused_at_registration():
+    server = Server("bad", "0")
+    try:
+        server.tool("x", "A tool.", task="always")(lambda: "x")
+    except ValueError as e:
+        assert "optional" in str(e)
+    else:
+        raise AssertionError("task='always' was accepted")
+
+
+def test_task_notifications_come_on_a_listen_stream_that_asked_for_them():
+    # 2026-07-28 extension: "Each notification carries a complete DetailedTask for the
+    # current status"; "If a client requests task status notifications but does not declare
+    # the io.modelcontextprotocol/tasks extension capability, the server MUST return a JSON-RPC
+    # error specifying the missing capabilities"
+    server = task_board()
+    tid = result(server, "tools/call", stamped({"name": "measure", "arguments": {"n": 1}}))[
+        "taskId"]
+    listen = {"notifications": {"taskIds": [tid, "unknown"]}}
+    refused = error(server, "subscriptions/listen", stamped(listen, extension=False), 2)
+    assert refused["code"] == -32021
+    assert server.handle(frame("subscriptions/listen", stamped(listen), 3)) is None
+    acked = notifications(server, "notifications/subscriptions/acknowledged")
+    assert acked[0]["params"]["notifications"] == {"taskIds": [tid]}
+    finish(server)
+    told = notifications(server, "notifications/tasks")
+    assert [n["params"]["status"] for n in told] == ["completed"]
+    assert told[0]["params"]["result"]["structuredContent"] == {"counted": 1}
+    assert told[0]["params"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": 3}

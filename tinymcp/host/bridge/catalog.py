@@ -52,12 +52,16 @@ def split_uri(uri):
     return (label, rest) if sep and rest else (None, uri)
 
 
+TASK_MODES = ("optional", "required")
+
+
 class Catalog:
     # One board's lists, and (with a label) the names hosts see for its tools and prompts.
     def __init__(self):
         self.items = dict.fromkeys(KINDS)   # kind -> the board's items (None: not learned)
         self.names = {"tools": {}, "prompts": {}}   # kind -> {host's name: board's name}
         self.read_only = {}                 # board tool name -> readOnlyHint
+        self.task_support = {}              # board tool name -> execution.taskSupport, if any
 
     def learn(self, kind, items, label=None):
         # The board's whole list of one kind -> True when it differs from what was known.
@@ -66,10 +70,14 @@ class Catalog:
         self.items[kind] = items
         if kind == "tools":
             self.read_only = {}
+            self.task_support = {}
             for tool in items:
                 hints = tool.get("annotations")
                 self.read_only[tool.get("name")] = (type(hints) is dict
                                                     and hints.get("readOnlyHint") is True)
+                execution = tool.get("execution")
+                if type(execution) is dict and execution.get("taskSupport") in TASK_MODES:
+                    self.task_support[tool.get("name")] = execution["taskSupport"]
         if kind in self.names:
             self.names[kind] = {}
             if label is not None:

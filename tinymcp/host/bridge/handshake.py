@@ -7,7 +7,7 @@ from tinymcp.context import missing
 from tinymcp.protocol import (CLIENT_NEEDS as NEEDS, INVALID_PARAMS, INVALID_REQUEST, LEVELS,
                               METHOD_NOT_FOUND, VERSIONS)
 
-from tinymcp.host.bridge.fit import fit_initialize, fit_result
+from tinymcp.host.bridge.fit import TASKS_SINCE, fit_initialize, fit_result
 from tinymcp.host.bridge.host import capabilities, err, log_failure
 
 log = logging.getLogger("tinymcp.bridge.handshake")
@@ -15,7 +15,8 @@ log = logging.getLogger("tinymcp.bridge.handshake")
 # Requests a session must be initialized for (anything else before initialize is not found).
 KNOWN = frozenset(("logging/setLevel", "tools/list", "tools/call", "resources/list",
                    "resources/templates/list", "resources/read", "resources/subscribe",
-                   "resources/unsubscribe", "prompts/list", "prompts/get", "completion/complete"))
+                   "resources/unsubscribe", "prompts/list", "prompts/get", "completion/complete",
+                   "tasks/get", "tasks/result", "tasks/list", "tasks/cancel"))
 
 
 class HostCall:
@@ -125,6 +126,12 @@ class Handshake:
                 self.subs.remove(session, uri)
                 return {"result": {}}
             return await self.subs.add(session, uri)
+        if session.version < TASKS_SINCE:   # no tasks before 2025-11-25
+            if method.startswith("tasks/"):
+                return err(METHOD_NOT_FOUND, "Method not found: %s (tasks need protocol %s)"
+                           % (method, TASKS_SINCE))
+            if method == "tools/call" and "task" in params:   # ignored, as the spec says
+                params = {k: v for k, v in params.items() if k != "task"}
         reply = await self.router.request(method, params, HostCall(session, rid))
         if "result" in reply:
             reply = {"result": fit_result(method, reply["result"], session.version)}

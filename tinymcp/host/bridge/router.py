@@ -31,6 +31,11 @@ BRIDGE_INFO = {"name": "tinymcp-bridge", "version": "0.1.0"}
 # What hosts are told with several boards: boards come and go, and their lists with them.
 SEVERAL_CAPABILITIES = {"tools": {"listChanged": True}, "prompts": {"listChanged": True},
                         "resources": {"subscribe": True, "listChanged": True}}
+# Tasks (2025-11-25): relayed to the board that owns the task, for the host that created it.
+TASK_METHODS = frozenset(("tasks/get", "tasks/result", "tasks/list", "tasks/cancel"))
+TASK_WAIT = 3600.0        # seconds a tasks/result may wait for its task to end on the board
+LONG_CALL = 660.0         # seconds a plain call of a tool that can run as a task may take
+TERMINAL = ("completed", "failed", "cancelled")
 
 
 def background(coro):
@@ -77,6 +82,7 @@ class Router:
         self.known = {}           # board identity -> its label: a board comes back under it
         self.telling = {}         # list kind -> True when it changed again while being told
         self.events = BridgeEvents(several)   # what every board noticed: wait_for_event
+        self.task_owners = {}     # task id -> [board, host session, bridge progress token]
         self._tokens = itertools.count(1)
 
     # -- the boards -------------------------------------------------------------------------
@@ -104,6 +110,8 @@ class Router:
         for token in [t for t, entry in self.tokens.items() if entry[0] is board]:
             del self.tokens[token]
         self.events.left(board)
+        for tid in [t for t, entry in self.task_owners.items() if entry[0] is board]:
+            del self.task_owners[tid]
         if board.listed:
             board.listed = False
             self._changed_all()
@@ -155,6 +163,8 @@ class Router:
                 continue
             if "completions" in init.get("capabilities", {}):
                 caps["completions"] = {}
+            if "tasks" in init.get("capabilities", {}):
+                caps["tasks"] = init["capabilities"]["tasks"]
             server = init.get("serverInfo") or {}
             line = "- %s: %s %s" % (board.label, server.get("title") or server.get("name"),
                                     server.get("version") or "")
@@ -194,6 +204,8 @@ class Router:
         # call: the host's call it belongs to (what the board asks or logs meanwhile goes there).
         if method == "tools/call" and params.get("name") == WAIT_TOOL:
             return await self.events.call(params, call)   # the bridge's own, across the boards
+        if method in TASK_METHODS:
+            return await self._task_request(method, params, call)
         if not self.several:
             reply = await self._forward(self.boards[0], method, params, call)
             return self.events.listed(method, params, reply)
@@ -274,10 +286,66 @@ class Router:
         retry = method in READ_ONLY or (method == "tools/call" and
                                         board.catalog.read_only.get(params.get("name")) is True)
         try:
-            return await board.session.call(method, forward, owner=call, retry=retry)
+            long = (method == "tools/call" and "task" not in params
+                    and params.get("name") in board.catalog.task_support)
+            reply = await board.session.call(method, forward, owner=call, retry=retry,
+                                             timeout=LONG_CALL if long else None)
+            task = (reply.get("result") or {}).get("task") if method == "tools/call" else None
+            if type(task) is dict and type(task.get("taskId")) is str:
+                # A task: its id is the board's (unguessable); the bridge keeps whose it is,
+                # and the progress token stays valid for the task's lifetime.
+                self.task_owners[task["taskId"]] = [board, getattr(call, "session", None), token]
+                token = None
+            return reply
         finally:
             if token is not None:
                 self.tokens.pop(token, None)
+
+    def task_support(self, name):
+        # The execution.taskSupport of the tool hosts call `name`, or None.
+        board, params = (self.boards[0], {"name": name}) if not self.several else \
+            self._by_name("tools", {"name": name}, name, lambda own: {"name": own})
+        return board.catalog.task_support.get(params.get("name")) if board else None
+
+    async def _task_request(self, method, params, call):
+        # tasks/* of a host: to the board that owns the task, and only for the host whose call
+        # created it (to any other host the task does not exist).
+        session = getattr(call, "session", None)
+        if method == "tasks/list":
+            if params.get("cursor") is not None:
+                return err(INVALID_PARAMS, "Invalid params: unknown cursor")
+            found = []
+            for board in [b for b in self.boards if any(
+                    e[0] is b and e[1] is session for e in self.task_owners.values())]:
+                reply = await board.session.call("tasks/list", None, owner=call)
+                for task in (reply.get("result") or {}).get("tasks") or ():
+                    entry = self.task_owners.get(task.get("taskId"))
+                    if entry is not None and entry[1] is session:
+                        found.append(task)
+            return {"result": {"tasks": found}}
+        tid = params.get("taskId")
+        entry = self.task_owners.get(tid) if type(tid) is str else None
+        if entry is None or entry[1] is not session:
+            return err(INVALID_PARAMS, "Failed to retrieve task: Task not found")
+        board = entry[0]
+        reply = await board.session.call(method, {"taskId": tid}, owner=call,
+                                         timeout=TASK_WAIT if method == "tasks/result" else None)
+        error = reply.get("error")
+        if error is not None and error.get("code") == INVALID_PARAMS and method != "tasks/cancel":
+            self._task_gone(tid)   # the board has forgotten it (its ttl ran out)
+        elif method in ("tasks/result", "tasks/cancel") and error is None:
+            self._task_over(tid)
+        return reply
+
+    def _task_over(self, tid):
+        entry = self.task_owners.get(tid)
+        if entry is not None and entry[2] is not None:
+            self.tokens.pop(entry[2], None)
+            entry[2] = None
+
+    def _task_gone(self, tid):
+        self._task_over(tid)
+        self.task_owners.pop(tid, None)
 
     def _map_progress(self, params, board, call):
         # Progress tokens are the host's: two hosts may pick the same one, so the board sees ours.
@@ -345,6 +413,8 @@ class Router:
     def forget(self, host):
         if self.levels.pop(host, None) is not None:
             self._push_level()
+        for tid in [t for t, entry in self.task_owners.items() if entry[1] is host]:
+            self._task_gone(tid)   # its tasks run on, unseen: nobody else may fetch them
 
     def _push_level(self):
         # Never above warning: the boards' alert lines feed wait_for_event (events.py); each
@@ -447,6 +517,16 @@ class Router:
                 call.cancel_ask(rid, params)
         elif method in LIST_CHANGED:
             self._board_list_changed(board, LIST_CHANGED[method])
+        elif method == "notifications/tasks/status":
+            # To the host whose call created the task, and no other.
+            tid = params.get("taskId")
+            entry = self.task_owners.get(tid) if type(tid) is str else None
+            if entry is not None and entry[0] is board:
+                if params.get("status") in TERMINAL:
+                    self._task_over(tid)
+                host = entry[1]
+                if host is not None and not host.closed and host.era == "handshake":
+                    host.send(msg)
         else:
             log.debug("dropped %s from the board: not one the bridge relays", method)
 

@@ -28,6 +28,32 @@ LISTS = frozenset(("tools/list", "prompts/list", "resources/list", "resources/te
 # Requests whose board handler may ask the client something: answered input_required.
 ASKING = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 FORWARDED = LISTS | frozenset(ASKING) | {"completion/complete"}
+# The io.modelcontextprotocol/tasks extension, over the boards' 2025-11-25 tasks.
+TASKS = "io.modelcontextprotocol/tasks"
+TASK_METHODS = frozenset(("tasks/get", "tasks/update", "tasks/cancel", "tasks/result",
+                          "tasks/list"))
+
+
+def declares_tasks(caps):
+    ext = caps.get("extensions")
+    return type(ext) is dict and type(ext.get(TASKS)) is dict
+
+
+def missing_tasks():
+    reply = err(MISSING_CAPABILITY, "Missing required client capability: the %s extension"
+                % TASKS)
+    reply["error"]["data"] = {"requiredCapabilities": {"extensions": {TASKS: {}}}}
+    return reply
+
+
+def modern_task(task):
+    # A 2025-11-25 Task as the extension spells it (ttlMs, pollIntervalMs).
+    out = {k: v for k, v in task.items() if k not in ("ttl", "pollInterval")}
+    if "ttl" in task:
+        out["ttlMs"] = task["ttl"]
+    if "pollInterval" in task:
+        out["pollIntervalMs"] = task["pollInterval"]
+    return out
 
 
 def is_stateless(method, params):
@@ -144,6 +170,15 @@ class Stateless:
             return await self.discover()
         if method == "subscriptions/listen":
             return await self.listen(session, rid, params)
+        if method in TASK_METHODS:
+            return self.finish(method, params, await self.task(session, rid, method, params,
+                                                               caps))
+        if method == "tools/call" and type(params.get("name")) is str:
+            support = self.router.task_support(params["name"])
+            if support is not None and declares_tasks(caps):   # the server decides: a task
+                return self.finish(method, params, await self.create_task(session, rid, params))
+            if support == "required":
+                return missing_tasks()
         if method not in FORWARDED:
             return err(METHOD_NOT_FOUND, "Method not found: " + method)
         if method in ASKING:
@@ -152,11 +187,61 @@ class Stateless:
             reply = await self.router.request(method, params, Exchange(None, session, rid))
         return self.finish(method, params, reply)
 
+    # -- tasks: the extension's shape over the boards' 2025-11-25 tasks ---------------------
+
+    async def create_task(self, session, rid, params):
+        meta = {k: v for k, v in params["_meta"].items() if k != "progressToken"}
+        forward = dict(params, task={}, _meta=meta)   # no progress on a task in this revision
+        reply = await self.router.request("tools/call", forward, Exchange(None, session, rid))
+        task = (reply.get("result") or {}).get("task")
+        if type(task) is not dict:
+            return reply   # refused (an error), or the board answered plainly
+        return {"result": dict(modern_task(task), resultType="task")}
+
+    async def task(self, session, rid, method, params, caps):
+        if method in ("tasks/result", "tasks/list"):
+            return err(METHOD_NOT_FOUND, "Method not found: %s is not part of the %s extension"
+                       % (method, TASKS))
+        if not declares_tasks(caps):
+            return missing_tasks()
+        exchange = Exchange(None, session, rid)
+        ask = {"taskId": params.get("taskId")}
+        if method == "tasks/cancel":
+            reply = await self.router.request("tasks/cancel", ask, exchange)
+            terminal = (reply.get("error") or {}).get("code") == INVALID_PARAMS and \
+                "already" in reply["error"].get("message", "")
+            return {"result": {}} if "result" in reply or terminal else reply
+        reply = await self.router.request("tasks/get", ask, exchange)
+        if "error" in reply or method == "tasks/update":
+            # tasks/update: the boards' tasks never ask for input; the responses are ignored.
+            return reply if "error" in reply else {"result": {}}
+        task = modern_task(reply["result"])
+        if task.get("status") in ("completed", "failed"):
+            # The extension inlines the outcome: a tool result (isError too) is "completed",
+            # only a JSON-RPC error "failed".
+            outcome = await self.router.request("tasks/result", ask, exchange)
+            if "result" in outcome:
+                result = dict(outcome["result"])
+                meta = {k: v for k, v in (result.get("_meta") or {}).items()
+                        if k != "io.modelcontextprotocol/related-task"}
+                result.pop("_meta", None)
+                if meta:
+                    result["_meta"] = meta
+                task["status"], task["result"] = "completed", result
+                task.pop("statusMessage", None)
+            else:
+                task["status"], task["error"] = "failed", outcome["error"]
+        return {"result": task}
+
     async def discover(self):
         # Sooner than the SDK's 10 s probe timeout, so a booting board is not taken for a
         # server without server/discover.
         init = await self.router.info(DISCOVER_WAIT)
-        result = {"supportedVersions": [STATELESS], "capabilities": capabilities(init)}
+        caps = capabilities(init)
+        if "tasks" in caps:   # the boards' tasks, offered as the extension
+            caps = {k: v for k, v in caps.items() if k != "tasks"}
+            caps["extensions"] = dict(caps.get("extensions") or {}, **{TASKS: {}})
+        result = {"supportedVersions": [STATELESS], "capabilities": caps}
         if init.get("instructions"):
             result["instructions"] = init["instructions"]
         return self.finish("server/discover", {}, {"result": result})

@@ -146,6 +146,8 @@ def board_files(root, board, extra=(), leave_out=()):
         start = [f for f in traced["files"] if f != main]
         if traced["completions"]:
             start.append("tinymcp/complete.py")   # reached lazily by completion/complete
+        if traced.get("long_tools"):
+            start.append("tinymcp/tasks.py")      # reached lazily by a long tool's first call
         how = "traced"
         everywhere = False
     except (DeployError, subprocess.TimeoutExpired) as e:

@@ -92,7 +92,15 @@ def main():
             files.append(os.path.abspath(where))
     with open(out, "w") as f:
         json.dump({"files": sorted(files),
-                   "completions": bool(getattr(server, "completions", False))}, f)
+                   "completions": bool(getattr(server, "completions", False)),
+                   "long_tools": _long_tools(server)}, f)
+
+
+def _long_tools(server):
+    # Does the board have a generator tool (tinymcp/tasks.py steps it, loaded at its first call)?
+    import inspect
+    tools = getattr(server, "tools", None)
+    return any(inspect.isgeneratorfunction(entry[1]) for entry in getattr(tools, "items", ()))
 
 
 if __name__ == "__main__":
