@@ -150,6 +150,7 @@ def attach(server, events=None, timeout_s=25):
                                              "(a reset, or more than the board keeps)")},
                  title="Wait for event", read_only=True, open_world=False)
     def wait_for_event(after=None, timeout_s=timeout_s):
-        return events.wait(after, timeout_s)
+        # Inside a JSON-RPC batch a long tool runs to its end inline: no wait there.
+        return events.wait(after, 0 if server.batch is not None else timeout_s)
 
     return events

@@ -14,6 +14,12 @@ class Clock:
         return self.ms
 
 
+class Ticking(Clock):
+    def __call__(self):
+        self.ms += 10
+        return self.ms
+
+
 def board(values, size=16):
     # A board sampling "temperature" from `values` once a second, with the ring attached.
     clock = Clock()
@@ -186,6 +192,19 @@ def test_a_string_that_is_no_cursor_is_refused_clearly():
         assert "not a cursor" in str(e)
     else:
         raise AssertionError("accepted a cursor it never gave")
+
+
+def test_inside_a_batch_a_wait_returns_at_once_rather_than_hold_the_board():
+    import json
+    server = board([])
+    initialize(server, "2025-03-26")
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": "wait_for_event", "arguments": {"timeout_s": 50}}}
+    clock = server.events.clock = Ticking()  # 10 ms pass at every look
+    start = clock.ms
+    answers = json.loads(server.handle(json.dumps([call]).encode()))
+    found = json.loads(answers[0]["result"]["content"][0]["text"])  # 2025-03-26: text only
+    assert found["events"] == [] and clock.ms - start < 1000  # no 50 s spent inside the batch
 
 
 def test_the_tool_declares_its_bound_and_reads_only():
