@@ -159,3 +159,20 @@ def test_a_host_that_wants_only_errors_still_gets_alerts_as_events_and_no_warnin
         alerts = [e for e in found["events"] if e["kind"] == "alert"]
     assert len(alerts) == 1
     assert not [n for n in client.notes if n["method"] == "notifications/message"]
+
+
+def test_a_2026_07_28_host_waits_through_the_bridge_as_well():
+    params = StdioServerParameters(command=bridge_script(), args=["--sim"], cwd=REPO,
+                                   env=clean_env())
+
+    async def main():
+        async with Client(params, mode="2026-07-28") as client:
+            names = [t.name for t in (await client.list_tools()).tools]
+            assert names.count("wait_for_event") == 1
+            first = await wait_for_event(client, timeout_s=0)
+            alerts, cursor, latency = await alert_comes_back(client, "", first["cursor"])
+            assert len(alerts) == 1 and alerts[0]["board"] == "sim"
+            began = time.monotonic()
+            empty = await wait_for_event(client, after=cursor, timeout_s=1)
+            assert empty["events"] == [] and time.monotonic() - began >= 0.9
+    asyncio.run(main())
