@@ -8,8 +8,10 @@
 // Raspberry Pi Pico's). This port never collects inside a call from JavaScript (it cannot scan
 // the wasm stack): it grows its heap instead, and collects between calls. So each test is a call
 // of its own, its garbage gone before the next; after each, what stays held (gc.mem_alloc, once
-// collected) and the heap's total (micropython.mem_info) are read. The run fails when what the
-// suites hold outgrows the starting heap; a test's own garbage may grow it (printed, not a cap).
+// collected) and the heap's total (micropython.mem_info) are read. The modules run one at a time,
+// each let go of after its tests. The run fails when what stays held (the core the tests loaded
+// and the module running) outgrows the starting heap; a test's own garbage may grow it (printed,
+// not a cap).
 // The package comes from tools/bench_support, where .ci/install-bench puts it.
 // Exit status: 0 when no test failed and the held heap stayed within its start, else 1.
 import { readFileSync, readdirSync, statSync } from "node:fs";
