@@ -29,7 +29,8 @@ def test_sdk_client_lists_calls_reads_and_subscribes(runtime):
         async with sdk_client(runtime, message_handler=on_message) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
             assert sorted(tools) == ["plot_history", "read_adc", "read_history",
-                                    "read_temperature", "sample", "set_alert", "set_led"]
+                                    "read_temperature", "sample", "set_alert", "set_led",
+                                    "wait_for_event"]
             assert tools["read_adc"].input_schema["properties"]["channel"]["maximum"] == 3
             assert tools["set_led"].annotations.read_only_hint is False
             assert tools["read_temperature"].annotations.read_only_hint is True

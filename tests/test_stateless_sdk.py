@@ -42,7 +42,8 @@ def test_sdk_lists_calls_reads_and_listens_in_the_2026_era(runtime, mode):
             listed = await client.list_tools()
             tools = {t.name: t for t in listed.tools}
             assert sorted(tools) == ["plot_history", "read_adc", "read_history",
-                                    "read_temperature", "sample", "set_alert", "set_led"]
+                                    "read_temperature", "sample", "set_alert", "set_led",
+                                    "wait_for_event"]
             assert listed.result_type == "complete" and listed.ttl_ms >= 0
             assert tools["read_adc"].input_schema["properties"]["channel"]["maximum"] == 3
             assert tools["set_led"].annotations.read_only_hint is False

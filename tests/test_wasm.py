@@ -1,7 +1,8 @@
 # The shared MicroPython suites on the 32-bit WebAssembly MicroPython (npm
 # @micropython/micropython-webassembly-pyscript, which .ci/install-bench installs), run by
 # tests/wasm.mjs under Node: every test passes, none is skipped but those listed here, and what
-# the suites hold fits the heap of a Pico (the port grows its heap; wasm.mjs checks what stays).
+# stays held (the core and one test module at a time) fits the heap of a Pico (the port grows its
+# heap; wasm.mjs checks what stays).
 import os
 import re
 import shutil

@@ -117,6 +117,9 @@ class History:
     def fired(self, quantity, value):
         alert = quantity.alert
         server = self.server
+        if server.events is not None:  # the ring (tinymcp/events.py): wait_for_event hears of it
+            server.events.add("alert", ALERTS, quantity.name, value, quantity.unit, self.elapsed,
+                              {"crossed": alert[0], "level": alert[1]})
         server.log("warning", {"alert": quantity.name, "crossed": alert[0], "level": alert[1],
                                "value": value, "unit": quantity.unit}, "alerts")
         server.resource_updated(ALERTS)

@@ -21,6 +21,7 @@ class Server:
     opened = 0              # sessions opened so far; self.session is the one being served
     session = 0
     meta = None             # the _meta of the request being handled
+    events = None           # tinymcp.events.Events, when a board attaches the ring
 
     def __init__(self, name, version, title=None, instructions=None):
         info = {"name": name, "version": version}
@@ -135,6 +136,8 @@ class Server:
 
     def changed(self, kind):
         self.cache = {}
+        if self.events is not None and (self.initialized or self.revision is not HANDSHAKE):
+            self.events.changed(kind)  # a change a client could hear of, not the board's build
         self.revision.changed(self, kind)
 
     @property
@@ -183,6 +186,8 @@ class Server:
 
     def resource_updated(self, uri):
         # Tell subscribers that uri changed (a watch= does this by itself from the serve loop).
+        if self.events is not None:
+            self.events.updated(uri)
         self.revision.updated(self, uri)
 
     def poll(self):

@@ -67,8 +67,9 @@ class Task:
 
 
 def task_ended(server, task):
-    # Hook: a task reached completed, failed or cancelled (for the board's event ring).
-    pass
+    # Hook: a task reached completed, failed or cancelled: an event in the board's ring.
+    if server.events is not None:
+        server.events.task_ended(task.id, task.status)
 
 
 class Work:

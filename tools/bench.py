@@ -736,6 +736,10 @@ def rows_for(results):
                     add("history: time per sample taken (one quantity; x1 a second)",
                         mods["history_tick_us"], None, "%.0f us (%.3f%% of a second)" % (
                             mods["history_tick_us"], mods["history_tick_us"] / 1e4))
+            if "events_per_alert" in mods:
+                add("events: the ring of 16 / RAM per event kept, an alert / a list change",
+                    mods["events_per_alert"], None, "%d B / %.0f B / %.0f B" % (
+                        mods["events_ring"], mods["events_per_alert"], mods["events_per_change"]))
             if "per_task_ended" in mods:
                 add("tasks: held by tinymcp/tasks.py / per task kept, working / ended",
                     mods["per_task_ended"], None, "%s / %d B / %d B (at most 4 kept)" % (

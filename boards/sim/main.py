@@ -6,7 +6,7 @@ import sys
 if __name__ == "__main__":  # run from a checkout: the repo root holds tinymcp/ and ports/
     sys.path.append(globals().get("__file__", "").rsplit("boards", 1)[0] or ".")
 
-from tinymcp import Server, history
+from tinymcp import Server, events, history
 from tinymcp.clock import ticks_diff, ticks_ms
 from tinymcp.sensors import adc, internal, led, sim
 
@@ -89,6 +89,7 @@ def build(world=None, bench=None):
     if bench:
         _attach_bench(server, world, readings)
     history.attach(server, readings)
+    events.attach(server)  # its alerts and changes for wait_for_event (a 16-event ring)
     return server
 
 

@@ -103,8 +103,10 @@ def test_boards_are_served_as_they_are_plugged_and_come_back_under_their_label(b
                         env=clean_env(FAKE_USB_PORTS=bench.ports), command=FAKE_USB)
     try:
         client.initialize()
-        assert tools(client) == set()
+        assert tools(client) == {"wait_for_event"}   # the bridge's own: wait for a board
         client.wait_stderr("not serving %s" % quiet)
+        cursor = client.call("wait_for_event", timeout_s=0)["result"]["structuredContent"]
+        assert cursor["events"] == []
 
         bench.plug("one", PICO, "board-one")           # plugged in: its tools appear
         until(client, lambda n: "sim_read_temperature" in n, "board one's tools")
@@ -126,6 +128,11 @@ def test_boards_are_served_as_they_are_plugged_and_come_back_under_their_label(b
         names = until(client, lambda n: "sim_read_adc" not in n, "board one gone")
         assert "sim-2_read_adc" in names
         told(client, seen)
+        found = client.call("wait_for_event", after=cursor["cursor"], timeout_s=0)
+        arrivals = [(e["kind"], e["board"]) for e in found["result"]["structuredContent"]["events"]
+                    if e["kind"].startswith("board_")]
+        assert arrivals == [("board_added", "sim"), ("board_added", "sim-2"),
+                            ("board_removed", "sim")], arrivals
         assert "result" in client.call("sim-2_read_temperature")
 
         bench.plug("one-again", PICO, "board-one")     # back, on another port: the same label

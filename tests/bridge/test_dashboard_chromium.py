@@ -1,12 +1,14 @@
 # The live dashboard in a real headless Chromium (Debian's), against `tinymcp-bridge --sim
 # --http`: the page shows the board and plots with points, updates without a reload, and a page
 # from another Origin cannot read the bridge's data. Screenshots are kept in build/test-artifacts.
+import asyncio
 import http.server
 import json
 import os
 import threading
 
 import pytest
+from mcp import Client
 
 from tests.bridge.chromium import Chromium
 from tests.bridge.conftest import REPO, clean_env
@@ -102,6 +104,30 @@ def test_the_dashboard_shows_the_board_and_live_plots(http_bridge, browser):
     page.screenshot(os.path.join(ARTIFACTS, "dashboard.png"))
     with open(os.path.join(ARTIFACTS, "dashboard.png"), "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    assert page_problems(page) == []
+
+
+def test_the_dashboard_lists_the_events_wait_for_event_hands_the_hosts(http_bridge, browser):
+    # An alert set by a host through the bridge: the page lists it, with its board, as it
+    # lists the board's arrival.
+    url, bridge = http_bridge()
+    page = browser()
+    page.navigate(url.rsplit("/", 1)[0] + "/")
+    page.wait_for("document.getElementById('event-list').innerText.includes('board_added')")
+
+    async def alert():
+        async with Client(url, mode="legacy") as client:
+            celsius = (await client.call_tool("read_temperature", {})).structured_content
+            await client.call_tool("set_alert", {"quantity": "temperature",
+                                                 "above": celsius["celsius"] - 10})
+            found = await client.call_tool("wait_for_event", {"timeout_s": 10})
+            assert not found.is_error
+    asyncio.run(alert())
+    page.wait_for("document.getElementById('event-list').innerText.includes('crossed above')",
+                  timeout=20)
+    listed = text(page, "#event-list")
+    assert "sim\talert\ttemperature" in listed and "\u00b0C crossed above" in listed, listed
+    page.screenshot(os.path.join(ARTIFACTS, "dashboard-events.png"))
     assert page_problems(page) == []
 
 

@@ -53,7 +53,8 @@ def test_a_board_from_any_folder_serves_an_sdk_client_through_the_bridge(tmp_pat
 
     async def session():
         async with Client(params, mode="legacy") as client:
-            assert [t.name for t in (await client.list_tools()).tools] == ["read_temperature"]
+            names = [t.name for t in (await client.list_tools()).tools]
+            assert names == ["read_temperature", "wait_for_event"]  # the bridge's own last
             result = await client.call_tool("read_temperature", {"samples": 2})
             assert not result.is_error and result.structured_content["units"] == {"celsius": "Cel"}
             read = await client.read_resource("sensor://temperature")

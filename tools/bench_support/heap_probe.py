@@ -147,6 +147,7 @@ def module_costs():
                         mime="application/json")(lambda: {})
     out["per_resource"] = ((yield from held()) - before) // 4
     yield from history_costs()
+    yield from events_costs()
     yield from task_costs()
 
 
@@ -176,6 +177,26 @@ def history_costs():
         for _ in range(1000):
             tick()
         out["history_tick_us"] = time.ticks_diff(ticks_us(), start) / 1000
+
+
+def events_costs():
+    # What the ring of events (tinymcp/events.py) holds: the empty ring of 16, and per event
+    # kept: an alert (the largest kind: its crossing and level too) and a list change.
+    from tinymcp.events import Events
+    before = yield from held()
+    ring = Events(16)
+    out["events_ring"] = (yield from held()) - before
+    for kind in ("alert", "change"):
+        ring = Events(64)
+        before = yield from held()
+        for i in range(32):
+            if kind == "alert":
+                ring.add("alert", "sensor://alerts", "temperature", 25.5 + i, "Cel", 1000 * i,
+                         {"crossed": "above", "level": 25.0})
+            else:
+                ring.add("tools_changed")
+        out["events_per_" + kind] = ((yield from held()) - before) / 32
+    del ring
 
 
 def task_costs():

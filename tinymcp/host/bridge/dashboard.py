@@ -223,8 +223,9 @@ class Dashboard:
     viewer_seconds = 10.0   # a page that has not polled for this long is gone: reading stops
     first_wait = 3.0        # the first poll waits this long for a first look at the boards
 
-    def __init__(self, boards):
+    def __init__(self, boards, events=None):
         self.boards = boards          # fn() -> [Board(label, session)]
+        self.events = events          # fn() -> the bridge's recent events, newest first
         self.watches = {}             # board session -> Watch
         self.polled = None            # loop time of the last poll
         self.charts = charts_dir()
@@ -308,7 +309,8 @@ class Dashboard:
                     pass
         return {"now": time.time(), "charts": self.charts is not None,
                 "charts_hint": None if self.charts is not None else CHARTS_HINT,
-                "boards": [watch.snapshot() for watch in watches]}
+                "boards": [watch.snapshot() for watch in watches],
+                "events": self.events() if self.events is not None else []}
 
     def _watching(self):
         loop = asyncio.get_running_loop()

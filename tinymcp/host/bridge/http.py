@@ -422,7 +422,7 @@ async def serve_http(hosts, boards, sock, host, port, token, stopping):
     loop = asyncio.get_running_loop()
     quiet_accept_errors(loop)
     front = HttpFront(hosts)
-    dashboard = Dashboard(boards)
+    dashboard = Dashboard(boards, hosts.router.events.recent)
     app = Guard(Starlette(routes=[Route("/mcp", front)] + dashboard.routes(),
                           lifespan=front.lifespan), host, port, token, public=dashboard.public)
     Connection.cap = connection_cap()

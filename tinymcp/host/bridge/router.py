@@ -13,6 +13,7 @@ from tinymcp.protocol import (CLIENT_NEEDS as NEEDS, INVALID_PARAMS, LEVELS, MET
 from tinymcp.host.bridge import compact as compact_surface
 from tinymcp.host.bridge.catalog import (KINDS, LISTS, OFFERS, Catalog, labelled_uri, outward,
                                          slug, split_name, split_uri)
+from tinymcp.host.bridge.events import TOOL as WAIT_TOOL, BridgeEvents
 from tinymcp.host.bridge.host import err, log_failure
 
 log = logging.getLogger("tinymcp.bridge.router")
@@ -84,6 +85,7 @@ class Router:
                                   # its resets, and when it comes back (unplugged, found again)
         self.known = {}           # board identity -> its label: a board comes back under it
         self.telling = {}         # list kind -> True when it changed again while being told
+        self.events = BridgeEvents(several)   # what every board noticed: wait_for_event
         self.task_owners = {}     # task id -> [board, host session, bridge progress token]
         self.owners = set()       # hosts named as the owner of a tools/call (their leases)
         self._tokens = itertools.count(1)
@@ -112,6 +114,7 @@ class Router:
         await asyncio.gather(*board.tasks, return_exceptions=True)
         for token in [t for t, entry in self.tokens.items() if entry[0] is board]:
             del self.tokens[token]
+        self.events.left(board)
         for tid in [t for t, entry in self.task_owners.items() if entry[0] is board]:
             del self.task_owners[tid]
         if board.listed:
@@ -208,14 +211,17 @@ class Router:
     async def request(self, method, params, call=None):
         # A host's request (params a dict) -> the reply: {"result": ...} or {"error": ...}.
         # call: the host's call it belongs to (what the board asks or logs meanwhile goes there).
+        if method == "tools/call" and params.get("name") == WAIT_TOOL:
+            return await self.events.call(params, call)   # the bridge's own, across the boards
         if method in TASK_METHODS:
             return await self._task_request(method, params, call)
         if not self.several:
-            return await self._forward(self.boards[0], method, params, call)
+            reply = await self._forward(self.boards[0], method, params, call)
+            return self.events.listed(method, params, reply)
         if method in LISTS:
             if not any(b.listed for b in self.boards):   # a 2026-07-28 host has no initialize
                 await self._settle(LIST_WAIT)           # to wait in: its first list waits
-            return self._list(LISTS[method], params)
+            return self.events.listed(method, params, self._list(LISTS[method], params))
         board, params = self._target(method, params)
         if board is None:
             return params   # the error
@@ -473,8 +479,10 @@ class Router:
             self._task_gone(tid)   # its tasks run on, unseen: nobody else may fetch them
 
     def _push_level(self):
-        level = LEVELS[min(min(self.levels.values()), len(LEVELS) - 1)] if self.levels else \
-            "info"   # what a host that never asked gets
+        # Never above warning: the boards' alert lines feed wait_for_event (events.py); each
+        # host still gets only the levels it asked for.
+        level = LEVELS[min(min(self.levels.values()), LEVELS.index("warning"))] if self.levels \
+            else "info"   # what a host that never asked gets
         if level == self.level:
             return
         self.level = level   # a board that is not ready gets it when it is
@@ -507,6 +515,7 @@ class Router:
         changed = await self._learn(board, kinds)
         if session.state != "ready":
             return   # reset or unplugged meanwhile: a new initialize is under way
+        self.events.arrived(board)
         if self.several and not board.listed:
             board.listed = True
             log.info("board %s ready: its tools are %s_*", board.label, board.label)
@@ -516,6 +525,7 @@ class Router:
 
     def _lost(self, board):
         # The board's session ended (a reset, an unplug): with several, its tools go meanwhile.
+        self.events.left(board)
         if self.several and board.listed:
             board.listed = False
             log.info("board %s is gone: its tools are withdrawn", board.label)
@@ -547,6 +557,7 @@ class Router:
     def _notification(self, board, msg):
         method = msg["method"]
         params = msg.get("params") or {}
+        self.events.heard(board, method, params)
         if method == "notifications/progress":
             token = params.get("progressToken")
             entry = self.tokens.get(token) if type(token) is str else None

@@ -98,6 +98,7 @@
       keys.add(key);
       drawBoard(key, board, data);
     });
+    drawEvents(data.events || []);
     for (const [key, section] of sections) {
       if (!keys.has(key)) {
         section.root.remove();
@@ -105,6 +106,23 @@
         forgetPlots(key, new Set());
       }
     }
+  }
+
+  function drawEvents(events) {
+    // What wait_for_event hands the hosts, newest first.
+    const table = document.getElementById("event-list");
+    table.replaceChildren(row(["when", "board", "kind", "what"], true));
+    for (const e of events) {
+      let what = e.uri || "";
+      if (e.kind === "alert") {
+        what = e.quantity + " " + num(e.value) + " " + unit(e.unit)
+               + (e.crossed ? " crossed " + e.crossed + " " + num(e.level) : "");
+      }
+      const when = new Date(e.at * 1000).toLocaleTimeString();
+      table.append(row([when, e.board || "", e.kind, what]));
+    }
+    if (!events.length) table.append(row(["none yet (alerts, list changes, boards coming "
+                                           + "and going)", "", "", ""]));
   }
 
   function forgetPlots(key, keep) {
