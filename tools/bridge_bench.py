@@ -399,16 +399,10 @@ def say(line):
 
 
 def write_report(path, took_s, calls):
-    import platform
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    with open(path, "w") as f:
-        f.write("# Bridge benchmarks\n\nWritten by `tools/bridge_bench.py`; do not edit by hand. "
-                "Ranges vary from run to run on a shared machine: compare rows of one run.\n\n"
-                "Command: `python tools/bridge_bench.py --calls %d`  \nDate: %s, %.0f s  \n"
-                "Machine: %s, %d cores, load average %.1f at the end; CPython %s\n\n```\n%s\n```\n"
-                % (calls, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), took_s,
-                   platform.system(), os.cpu_count() or 0, load, platform.python_version(),
-                   "\n".join(REPORT)))
+    from tools.bench_support.report import write_page
+    write_page(path, "Bridge benchmarks",
+               "Ranges vary from run to run on a shared machine: compare rows of one run.",
+               "python tools/bridge_bench.py --calls %d" % calls, took_s, REPORT)
 
 
 def limits():

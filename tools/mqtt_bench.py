@@ -193,20 +193,14 @@ async def beside(calls):
 
 
 def write_report(path, took_s, command):
-    import platform
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    with open(path, "w") as f:
-        f.write("# MQTT benchmarks\n\nWritten by `tools/mqtt_bench.py`; do not edit by hand. "
-                "Boards through a broker (issue 22): figures vary from run to run on a shared "
-                "machine. A killed board's socket is closed by its OS, and the broker sends its "
-                "will at once; a frozen one (as a board that lost power or its network) is "
-                "given 1.5 keep-alive periods of silence and whatever the broker takes to look "
-                "(Mosquitto checks keep-alives every few seconds).\n\n"
-                "Command: `%s`  \nDate: %s, %.0f s  \n"
-                "Machine: %s, %d cores, load average %.1f at the end; CPython %s; %s\n\n```\n%s\n"
-                "```\n" % (command, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), took_s,
-                           platform.system(), os.cpu_count() or 0, load,
-                           platform.python_version(), mosquitto_version(), "\n".join(REPORT)))
+    from tools.bench_support.report import write_page
+    write_page(path, "MQTT benchmarks",
+               "Boards through a broker (issue 22): figures vary from run to run on a shared "
+               "machine. A killed board's socket is closed by its OS, and the broker sends its "
+               "will at once; a frozen one (as a board that lost power or its network) is given "
+               "1.5 keep-alive periods of silence and whatever the broker takes to look "
+               "(Mosquitto checks keep-alives every few seconds).",
+               command, took_s, REPORT, mosquitto_version())
 
 
 def mosquitto_version():
