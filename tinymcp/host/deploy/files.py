@@ -206,7 +206,8 @@ def _listed(root, folder):
         names = [p[len(folder) + 1:] for p in tracked]
     else:
         names = os.listdir(os.path.join(root, folder))
-    return sorted(folder + "/" + n for n in names if n.endswith(".py") and "/" not in n)
+    # (a set: in a merge, git lists an unmerged file once per stage)
+    return sorted({folder + "/" + n for n in names if n.endswith(".py") and "/" not in n})
 
 
 def core_files(root):
