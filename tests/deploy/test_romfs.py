@@ -26,6 +26,7 @@ def test_dry_run_writes_an_image_of_the_compiled_tree_and_main_py_beside_it(repo
     assert image[:3] == b"\xd2\xcd\x31"   # a ROMFS header
     assert "romfs.img (%d B)" % len(image) in printed
     inside = tree(str(out / "romfs"))
+    assert inside.pop(".tinymcp") == b"tinymcp ROMFS image\n"   # says the image is ours
     assert "tinymcp/server.mpy" in inside and "ports/micropython/__init__.mpy" in inside
     assert "main.py" not in inside and all(p.endswith(".mpy") for p in inside)
     with open(os.path.join(repo, "boards", "sim", "main.py"), "rb") as f:
