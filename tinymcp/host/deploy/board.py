@@ -55,6 +55,33 @@ def _mpremote_romfs(name):
     return commands.CommandError, step
 
 
+# Board.romfs_survey's program (%r: the name of the stamp file): MicroPython walking the
+# record headers of ROMFS partition 0 (kind 4 a directory, 5 a file, 2 data in place), no
+# file data read.
+SURVEY = ("try:\n import vfs\n f = vfs.rom_ioctl\nexcept (ImportError, AttributeError):\n f = None\n"
+          "def u(m, i):\n v = 0\n while True:\n  c = m[i]\n  i += 1\n"
+          "  v = (v << 7) | (c & 127)\n  if not c & 128:\n   return v, i\n"
+          "def ls(m, i, end):\n r = []\n while i < end:\n  k, i = u(m, i)\n  n, i = u(m, i)\n"
+          "  if k in (4, 5):\n   l, j = u(m, i)\n   r.append((k, bytes(m[j:j + l]).decode(), j + l, i + n))\n"
+          "  i += n\n return r\n"
+          "def survey():\n"
+          " if f is None or f(1) <= 0:\n  return None\n"
+          " try:\n  m = memoryview(f(2, 0))\n except Exception as e:\n"
+          "  return {'unreadable': repr(e)}\n"
+          " r = {'size': len(m), 'names': None, 'stamp': None, 'init': False}\n"
+          " if bytes(m[:3]) != b'\\xd2\\xcd\\x31':\n  return r\n"
+          " try:\n  n, i = u(m, 3)\n  top = ls(m, i, min(i + n, len(m)))\n"
+          " except IndexError:\n  r['unreadable'] = 'a ROMFS header with no records'\n  return r\n"
+          " r['names'] = [e[1] for e in top]\n"
+          " for k, name, i, end in top:\n"
+          "  if k == 5 and name == %r:\n   t, i = u(m, i)\n   n, i = u(m, i)\n"
+          "   r['stamp'] = bytes(m[i:i + min(n, 64)]) if t == 2 else None\n"
+          "  if k == 4 and name == 'tinymcp':\n"
+          "   r['init'] = '__init__.mpy' in [e[1] for e in ls(m, i, end)]\n"
+          " return r\n"
+          "print(repr(survey()))\n")
+
+
 class Board:
     # The board over mpremote's serial transport: raw REPL commands, file writes, resets.
     def __init__(self, port, baud=115200):
@@ -180,29 +207,7 @@ class Board:
         # bytes of its top-level file named stamp, or None, "init": whether it has
         # tinymcp/__init__.mpy}, or {"unreadable": why} when the partition is not a buffer here.
         # Walks the records' headers (mpremote's romfs format) on the board, reading no file data.
-        code = ("try:\n import vfs\n f = vfs.rom_ioctl\nexcept (ImportError, AttributeError):\n f = None\n"
-                "def u(m, i):\n v = 0\n while True:\n  c = m[i]\n  i += 1\n"
-                "  v = (v << 7) | (c & 127)\n  if not c & 128:\n   return v, i\n"
-                "def ls(m, i, end):\n r = []\n while i < end:\n  k, i = u(m, i)\n  n, i = u(m, i)\n"
-                "  if k in (4, 5):\n   l, j = u(m, i)\n   r.append((k, bytes(m[j:j + l]).decode(), j + l, i + n))\n"
-                "  i += n\n return r\n"
-                "def survey():\n"
-                " if f is None or f(1) <= 0:\n  return None\n"
-                " try:\n  m = memoryview(f(2, 0))\n except Exception as e:\n"
-                "  return {'unreadable': repr(e)}\n"
-                " r = {'size': len(m), 'names': None, 'stamp': None, 'init': False}\n"
-                " if bytes(m[:3]) != b'\\xd2\\xcd\\x31':\n  return r\n"
-                " try:\n  n, i = u(m, 3)\n  top = ls(m, i, min(i + n, len(m)))\n"
-                " except IndexError:\n  r['unreadable'] = 'a ROMFS header with no records'\n  return r\n"
-                " r['names'] = [e[1] for e in top]\n"
-                " for k, name, i, end in top:\n"
-                "  if k == 5 and name == %r:\n   t, i = u(m, i)\n   n, i = u(m, i)\n"
-                "   r['stamp'] = bytes(m[i:i + min(n, 64)]) if t == 2 else None\n"
-                "  if k == 4 and name == 'tinymcp':\n"
-                "   r['init'] = '__init__.mpy' in [e[1] for e in ls(m, i, end)]\n"
-                " return r\n"
-                "print(repr(survey()))\n" % stamp)
-        return ast.literal_eval(self.exec(code).strip())
+        return ast.literal_eval(self.exec(SURVEY % stamp).strip())
 
     def romfs_erase(self, size):
         # Erase the start of ROMFS partition 0, its header with it: nothing mounts at /rom after
