@@ -27,8 +27,10 @@ def test_dry_run_writes_an_image_of_the_compiled_tree_and_main_py_beside_it(repo
     assert "romfs.img (%d B)" % len(image) in printed
     inside = tree(str(out / "romfs"))
     assert inside.pop(".tinymcp") == b"tinymcp ROMFS image\n"   # says the image is ours
-    assert "tinymcp/server.mpy" in inside and "ports/micropython/__init__.mpy" in inside
-    assert "main.py" not in inside and all(p.endswith(".mpy") for p in inside)
+    # the tree under lib/: the firmware puts /rom/lib on sys.path, not /rom on every port
+    assert "lib/tinymcp/server.mpy" in inside and "lib/ports/micropython/__init__.mpy" in inside
+    assert "lib/main.py" not in inside and all(p.startswith("lib/") and p.endswith(".mpy")
+                                               for p in inside)
     with open(os.path.join(repo, "boards", "sim", "main.py"), "rb") as f:
         assert (out / "main.py").read_bytes() == f.read()
 
@@ -39,7 +41,7 @@ def test_the_image_mounts_as_vfs_rom_and_the_board_serves_from_it(repo, tmp_path
     assert main(["--board", "sim", "--romfs", "--dry-run", "--build", str(out), "--root", repo]) == 0
     probe = ("import sys, vfs\n"
              "vfs.mount(vfs.VfsRom(open('romfs.img', 'rb').read()), '/rom')\n"
-             "sys.path[:] = ['', '/rom']\n"   # main.py here; tinymcp only in the image
+             "sys.path[:] = ['', '.frozen', '/rom/lib']\n"   # main.py here; tinymcp only in the image
              "import main\n"
              "s = main.build()\n"
              "print(main.__file__, sys.modules['tinymcp.server'].__file__)\n"
@@ -49,7 +51,7 @@ def test_the_image_mounts_as_vfs_rom_and_the_board_serves_from_it(repo, tmp_path
                           cwd=str(out), capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     first, answer = done.stdout.strip().splitlines()
-    assert first == "main.py /rom/tinymcp/server.mpy"
+    assert first == "main.py /rom/lib/tinymcp/server.mpy"
     assert '"serverInfo"' in answer and "tinymcp-sim" in answer
 
 
@@ -104,12 +106,13 @@ def deploy(repo, board, tmp_path, *extra, build="b"):
 
 def image_of(tmp_path, files):
     # -> a ROMFS image (mpremote's format) holding files {path: bytes}, as another tool makes it.
+    import tempfile
     from tinymcp.host.deploy.romfs import write_image
-    root = tmp_path / "other"
+    root = tmp_path / tempfile.mkdtemp(dir=str(tmp_path))
     for path, data in files.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_bytes(data)
-    return write_image(str(root), str(tmp_path / "other.img"))
+    return write_image(str(root), str(root) + ".img")
 
 
 def holding(make_board, size, image):
@@ -258,8 +261,11 @@ def test_the_survey_runs_on_micropython_and_tells_ours_from_another_image(repo, 
     assert empty == {"size": 8192, "names": None, "stamp": None, "init": False}
     assert held(empty) == "empty"
     mine = survey(ours + b"\xff" * 1000)
-    assert mine["size"] == len(ours) + 1000 and mine["stamp"] == STAMP_TEXT and mine["init"]
-    assert mine["names"] == [".tinymcp", "ports", "tinymcp"] and held(mine) == "tinymcp"
+    assert mine["size"] == len(ours) + 1000 and mine["stamp"] == STAMP_TEXT
+    assert mine["names"] == [".tinymcp", "lib"] and held(mine) == "tinymcp"
+    earlier = survey(image_of(tmp_path, {"tinymcp/__init__.mpy": b"M\x06", "ports/tcp.mpy": b"M"}))
+    assert earlier["names"] == ["ports", "tinymcp"] and earlier["init"]
+    assert earlier["stamp"] is None and held(earlier) == "tinymcp"
     theirs = survey(other)
     assert theirs["names"] == ["app.mpy", "lib"] and not theirs["init"]
     assert held(theirs) == "something else (top level: app.mpy, lib)"

@@ -13,6 +13,10 @@ from tinymcp.host.deploy.mpy import build
 
 IMAGE = "romfs.img"
 TREE = "romfs"      # the image's contents, beside it in the build folder
+# The tree goes under lib/ in the image: the firmware mounts the image at /rom and puts /rom/lib
+# on sys.path (extmod/vfs.c since MicroPython 1.25, after '' and .frozen, before /lib); /rom
+# itself is not there on every port.
+LIB = "lib"
 STAMP = ".tinymcp"  # at the image's top: says the image is ours (sorted first, read without walking)
 STAMP_TEXT = b"tinymcp ROMFS image\n"
 NO_ROMFS = ("this firmware has no ROMFS partition (vfs.rom_ioctl): MicroPython 1.25 and later "
@@ -24,13 +28,15 @@ NO_ROMFS = ("this firmware has no ROMFS partition (vfs.rom_ioctl): MicroPython 1
 
 def build_image(root, board, out_dir, mpy_version, extra=(), source_lines=True, leave_out=(),
                 network=None):
-    # -> (files inside the image as build() lists them, how they were found, the image bytes).
-    # Writes out_dir/romfs/ (the image's tree), out_dir/romfs.img and out_dir/main.py.
+    # -> (files inside the image as build() lists them, under LIB; how they were found; the
+    # image bytes). Writes out_dir/romfs/ (the image's tree), out_dir/romfs.img and
+    # out_dir/main.py.
     tree = os.path.join(out_dir, TREE)
     if os.path.isdir(tree):
         shutil.rmtree(tree)   # a file left from an earlier build must not slip into the image
-    made, how = build(root, board, tree, mpy_version, extra, source_lines, leave_out, network)
-    os.replace(os.path.join(tree, "main.py"), os.path.join(out_dir, "main.py"))
+    made, how = build(root, board, os.path.join(tree, LIB), mpy_version, extra, source_lines,
+                      leave_out, network)
+    os.replace(os.path.join(tree, LIB, "main.py"), os.path.join(out_dir, "main.py"))
     with open(os.path.join(tree, STAMP), "wb") as f:
         f.write(STAMP_TEXT)
     image = write_image(tree, os.path.join(out_dir, IMAGE))
@@ -49,8 +55,8 @@ def write_image(tree, path):
 
 
 def top_level(inside):
-    # Names at the image's top: a file or folder of that name on the filesystem (the current
-    # directory comes first on sys.path) would shadow the image's copy.
+    # Names at the top of the image's lib/: a file or folder of that name on the filesystem
+    # (the current directory comes first on sys.path) would shadow the image's copy.
     return sorted({dest.split("/")[0] for dest, _size, _src in inside})
 
 
