@@ -237,13 +237,14 @@ class FakeBoard:
         env = dict(os.environ, MICROPYPATH=".")
         command = [MICROPYTHON, "main.py"]
         if self.romfs is not None and self.romfs[:1] != b"\xff" and any(self.romfs):
-            # The firmware mounts its ROMFS partition at /rom, after the filesystem on sys.path.
+            # The firmware mounts its ROMFS partition at /rom and puts /rom/lib on sys.path, after
+            # the filesystem ('' and .frozen) and before /lib (MicroPython 1.25 and later).
             image = os.path.join(os.path.dirname(self.fs.root), os.path.basename(self.fs.root) + ".rom")
             with open(image, "wb") as f:
                 f.write(self.romfs)
             command = [MICROPYTHON, "-c", "import sys, vfs\n"
                        "vfs.mount(vfs.VfsRom(open(%r, 'rb').read()), '/rom')\n"
-                       "sys.path[:] = ['', '/rom']\n"
+                       "sys.path[:] = ['', '.frozen', '/rom/lib', '/lib']\n"
                        "sys.argv[:] = ['main.py']\n"
                        "__name__ = '__main__'\n"
                        "exec(open('main.py').read())\n" % image]

@@ -55,6 +55,33 @@ def _mpremote_romfs(name):
     return commands.CommandError, step
 
 
+# Board.romfs_survey's program (%r: the name of the stamp file): MicroPython walking the
+# record headers of ROMFS partition 0 (kind 4 a directory, 5 a file, 2 data in place), no
+# file data read.
+SURVEY = ("try:\n import vfs\n f = vfs.rom_ioctl\nexcept (ImportError, AttributeError):\n f = None\n"
+          "def u(m, i):\n v = 0\n while True:\n  c = m[i]\n  i += 1\n"
+          "  v = (v << 7) | (c & 127)\n  if not c & 128:\n   return v, i\n"
+          "def ls(m, i, end):\n r = []\n while i < end:\n  k, i = u(m, i)\n  n, i = u(m, i)\n"
+          "  if k in (4, 5):\n   l, j = u(m, i)\n   r.append((k, bytes(m[j:j + l]).decode(), j + l, i + n))\n"
+          "  i += n\n return r\n"
+          "def survey():\n"
+          " if f is None or f(1) <= 0:\n  return None\n"
+          " try:\n  m = memoryview(f(2, 0))\n except Exception as e:\n"
+          "  return {'unreadable': repr(e)}\n"
+          " r = {'size': len(m), 'names': None, 'stamp': None, 'init': False}\n"
+          " if bytes(m[:3]) != b'\\xd2\\xcd\\x31':\n  return r\n"
+          " try:\n  n, i = u(m, 3)\n  top = ls(m, i, min(i + n, len(m)))\n"
+          " except IndexError:\n  r['unreadable'] = 'a ROMFS header with no records'\n  return r\n"
+          " r['names'] = [e[1] for e in top]\n"
+          " for k, name, i, end in top:\n"
+          "  if k == 5 and name == %r:\n   t, i = u(m, i)\n   n, i = u(m, i)\n"
+          "   r['stamp'] = bytes(m[i:i + min(n, 64)]) if t == 2 else None\n"
+          "  if k == 4 and name == 'tinymcp':\n"
+          "   r['init'] = '__init__.mpy' in [e[1] for e in ls(m, i, end)]\n"
+          " return r\n"
+          "print(repr(survey()))\n")
+
+
 class Board:
     # The board over mpremote's serial transport: raw REPL commands, file writes, resets.
     def __init__(self, port, baud=115200):
@@ -174,25 +201,19 @@ class Board:
     def rmdir(self, path):
         self.exec("import os\nos.rmdir(%r)\n" % path)
 
-    def romfs_size(self, none_reason):
-        # -> the size of ROMFS partition 0, asked the way mpremote romfs does.
-        import contextlib
-        import io
-        CommandError, _do_romfs_query_partition = _mpremote_romfs("_do_romfs_query_partition")
-        try:
-            has = (self.t.eval("hasattr(__import__('vfs'), 'rom_ioctl')")
-                   and self.t.eval("__import__('vfs').rom_ioctl(1)") > 0)
-        except self.TransportError:   # no vfs module at all: MicroPython before 1.23
-            has = False
-        if not has:
-            raise DeployError(none_reason)
-        try:
-            self.t.exec("import vfs")
-            with contextlib.redirect_stdout(io.StringIO()):   # "ROMFS0 partition has size ..."
-                _object, size, _block = _do_romfs_query_partition(self.t, 0)
-        except (CommandError, self.TransportError) as e:
-            raise DeployError("the board's ROMFS partition cannot be read: %s" % _last_line(e))
-        return size
+    def romfs_survey(self, stamp):
+        # -> None when the firmware has no ROMFS partition, else {"size": partition 0's bytes,
+        # "names": the image's top-level names (None: no image, erased), "stamp": the first
+        # bytes of its top-level file named stamp, or None, "init": whether it has
+        # tinymcp/__init__.mpy}, or {"unreadable": why} when the partition is not a buffer here.
+        # Walks the records' headers (mpremote's romfs format) on the board, reading no file data.
+        return ast.literal_eval(self.exec(SURVEY % stamp).strip())
+
+    def romfs_erase(self, size):
+        # Erase the start of ROMFS partition 0, its header with it: nothing mounts at /rom after
+        # the next reset (vfs.rom_ioctl 3: prepare for writing, which erases; 5: written).
+        self.exec("import vfs\ntry:\n vfs.umount('/rom')\nexcept OSError:\n pass\n"
+                  "vfs.rom_ioctl(3, 0, %d)\nvfs.rom_ioctl(5, 0)\n" % min(size, 4096))
 
     def romfs_digest(self, length):
         # -> sha256 hex of the partition's first length bytes, or None without hashlib.

@@ -24,9 +24,10 @@ MODES = {"usb": "USB: no network.json, no network code", "tcp": "Wi-Fi TCP per n
 
 
 def deploy(tree, board, port, baud, build_dir, mpy_version, hard_reset=False, out=None, extra=(),
-           source_lines=True, leave_out=(), romfs=False, wifi=None, usb=False):
-    # tree: a DeviceTree; board: a Board. wifi: (network.json bytes, token) to serve on Wi-Fi
-    # (token None: through an MQTT broker); usb: remove it, back to USB.
+           source_lines=True, leave_out=(), romfs=None, wifi=None, usb=False):
+    # tree: a DeviceTree; board: a Board. romfs: True (--romfs), False (--no-romfs), None (the
+    # ROMFS partition when the board has a usable one). wifi: (network.json bytes, token) to
+    # serve on Wi-Fi (token None: through an MQTT broker); usb: remove it, back to USB.
     out = out or sys.stdout
     port = port or find_port()
     probe_port(port, baud)
@@ -37,18 +38,9 @@ def deploy(tree, board, port, baud, build_dir, mpy_version, hard_reset=False, ou
         # it holds (a board deployed earlier with --wifi keeps serving on the network).
         mode = ("usb" if usb else network_mode(json.loads(wifi[0])) if wifi is not None
                 else network_mode(b.network_settings(network.SETTINGS)))
-        if romfs:
-            inside, how, image = romfs_image.build_image(tree, board, build_dir, mpy_version,
-                                                         extra, source_lines, leave_out, mode)
-            made = [("main.py", os.path.getsize(os.path.join(build_dir, "main.py")), 0)]
-            out.write("%s: %d files (%s, %s), .mpy v%s, as a %d B ROMFS image and main.py, in %s\n"
-                      % (board.name, len(inside) + 1, how, MODES[mode], mpy_version, len(image),
-                         build_dir))
-        else:
-            made, how = build(tree, board, build_dir, mpy_version, extra, source_lines,
-                              leave_out, mode)
-            out.write("%s: %d files (%s, %s), .mpy v%s, in %s\n"
-                      % (board.name, len(made), how, MODES[mode], mpy_version, build_dir))
+        part = b.romfs_survey(romfs_image.STAMP)
+        made, inside, image, erase = _build(tree, board, build_dir, mpy_version, extra,
+                                            source_lines, leave_out, mode, part, romfs, out)
         files = []   # (device path, size, bytes), main.py last
         if wifi is not None:
             files.append((network.SETTINGS, len(wifi[0]), wifi[0]))
@@ -56,10 +48,12 @@ def deploy(tree, board, port, baud, build_dir, mpy_version, hard_reset=False, ou
             with open(os.path.join(build_dir, *dest.split("/")), "rb") as f:
                 files.append((dest, size, f.read()))
         gone = (network.SETTINGS,) if usb else ()
-        if romfs:
-            _copy(b, port, mpy_version, files, out, image, romfs_image.top_level(inside), gone)
+        if image is not None:
+            _copy(b, port, mpy_version, files, out, (image, part["size"]),
+                  romfs_image.top_level(inside), gone)
         else:
-            _copy(b, port, mpy_version, files, out, gone=gone)
+            _copy(b, port, mpy_version, files, out, gone=gone,
+                  erase=part["size"] if erase else 0)
         if hard_reset:
             b.hard_reset()
             b.close()
@@ -82,10 +76,36 @@ def deploy(tree, board, port, baud, build_dir, mpy_version, hard_reset=False, ou
                                                  where))
 
 
-def _copy(b, port, mpy_version, files, out, image=None, shadows=(), gone=()):
+def _build(tree, board, build_dir, mpy_version, extra, source_lines, leave_out, mode, part, asked,
+           out):
+    # Build for the filesystem or for the ROMFS partition (romfs.choose, given the board's
+    # survey part, None for none) and print the header line, which says which and why.
+    # -> (files to copy, as build() lists them: only main.py for ROMFS; the files inside the
+    # image, the image or None, whether to erase the partition's tinymcp image).
+    args = (tree, board, build_dir, mpy_version, extra, source_lines, leave_out, mode)
+    image = None
+    if part is not None and asked is not False and romfs_image.held(part) in ("empty", "tinymcp"):
+        inside, how, image = romfs_image.build_image(*args)
+    use, reason, erase = romfs_image.choose(part, None if image is None else len(image), asked)
+    if use:
+        main_py = os.path.getsize(os.path.join(build_dir, "main.py"))
+        out.write("%s: %d files (%s, %s), .mpy v%s, as a %d B ROMFS image and main.py, in %s; %s\n"
+                  % (board.name, len(inside) + 1, how, MODES[mode], mpy_version, len(image),
+                     build_dir, reason))
+        return [("main.py", main_py, main_py)], inside, image, False
+    made, how = build(*args)
+    out.write("%s: %d files (%s, %s), .mpy v%s, in %s; %s\n"
+              % (board.name, len(made), how, MODES[mode], mpy_version, build_dir, reason))
+    return made, [], None, erase
+
+
+def _copy(b, port, mpy_version, files, out, image=None, shadows=(), gone=(), erase=0):
     # Check the version and the space first: nothing is written to a board that cannot load it.
-    # With a ROMFS image: written first, then what would shadow it on the filesystem goes
-    # (tinymcp/, ports/ and anything named like the image's top level), then main.py.
+    # With a ROMFS image, (bytes, partition size): written first, then what would shadow it on
+    # the filesystem goes (tinymcp/, ports/ and anything named like the image's top level),
+    # then main.py. erase: the size of a ROMFS partition whose tinymcp image these files
+    # replace; it is erased first (a port that puts /rom before the filesystem on sys.path
+    # would run it instead).
     dirs = sorted({d for dest, _size, _data in files for d in _parents(dest)})
     word, free, block, existing = b.inspect([f[0] for f in files] + dirs + list(shadows)
                                             + list(gone))
@@ -101,7 +121,10 @@ def _copy(b, port, mpy_version, files, out, image=None, shadows=(), gone=()):
     new_dirs = [d for d in dirs if d not in existing]
     check_space(copy, stale, existing, free, block, len(new_dirs))
     if image is not None:
-        romfs_image.write(b, image, out)
+        romfs_image.write(b, image[0], image[1], out)
+    if erase:
+        b.romfs_erase(erase)
+        out.write("  erased the tinymcp image in the ROMFS partition: the files replace it\n")
     out.write("%s: MicroPython .mpy v%s, %d B free; copying %d of %d files\n"
               % (port, board_mpy, free, len(copy), len(files)))
     for path in stale:
@@ -113,6 +136,26 @@ def _copy(b, port, mpy_version, files, out, image=None, shadows=(), gone=()):
     b.mkdirs(new_dirs)
     for i, (dest, size, data) in enumerate(copy):
         _copy_one(b, "  [%d/%d] %s %d B" % (i + 1, len(copy), dest, size), dest, data, out)
+
+
+def _dry_run(tree, board, a, extra, leave_out):
+    # --dry-run --port: ask the board (its ROMFS partition, its network.json), build what a
+    # deploy would, print the sizes, and let the board serve again. Nothing is written to it.
+    probe_port(a.port, a.baud)
+    b = Board(a.port, a.baud)
+    try:
+        b.interrupt()
+        mode = ("usb" if a.usb else "mqtt" if a.mqtt else "tcp" if a.wifi is not None
+                else network_mode(b.network_settings(network.SETTINGS)))
+        part = b.romfs_survey(romfs_image.STAMP)
+        b.soft_reset()
+    finally:
+        b.close()
+    made, inside, _image, _erase = _build(tree, board, a.build, a.mpy_version, extra,
+                                          not a.no_source_lines, leave_out, mode, part, a.romfs,
+                                          sys.stdout)
+    print_sizes(inside + made)
+    return 0
 
 
 def _parents(path):
@@ -155,9 +198,16 @@ def main(argv=None):
     p.add_argument("--handshake-only", action="store_true",
                    help="leave out the 2026-07-28 revision (tinymcp/stateless): clients fall back to "
                         "initialize, the bridge never needs it")
-    p.add_argument("--romfs", action="store_true",
-                   help="put the compiled tree in the board's ROMFS partition (bytecode runs in "
-                        "place from flash); main.py stays on the filesystem")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--romfs", action="store_true", default=None,
+                       help="the compiled tree in the board's ROMFS partition or fail with the "
+                            "reason (the default takes the partition when it is there, large "
+                            "enough, and empty or holding an earlier tinymcp image); main.py "
+                            "stays on the filesystem")
+    where.add_argument("--no-romfs", dest="romfs", action="store_false",
+                       help=".mpy files on the filesystem even where the board has a ROMFS "
+                            "partition (its tinymcp image is erased)")
+    p.set_defaults(romfs=None)
     p.add_argument("--wifi", metavar="SSID",
                    help="serve on this Wi-Fi network instead of USB (ESP32, Pico W): writes "
                         "network.json on the board (docs/network.md)")
@@ -197,6 +247,8 @@ def main(argv=None):
         if a.dry_run:
             if not a.build:
                 raise DeployError("--dry-run needs --build DIR")
+            if a.port:   # a board to ask: what a deploy would choose, and for its network.json
+                return _dry_run(tree, board, a, extra, leave_out)
             # No board to ask: the image for the network.json --wifi [--mqtt] would write.
             mode = "usb" if a.wifi is None else "mqtt" if a.mqtt else "tcp"
             if a.romfs:
