@@ -132,7 +132,7 @@ def test_a_starter_board_runs_deploys_and_serves_from_an_installed_wheel(install
             tools = [t.name for t in (await client.list_tools()).tools]
             return tools, await client.call_tool(tool, arguments)
     tools, result = asyncio.run(session("./myboard", "read_temperature", {"samples": 2}))
-    assert tools == ["read_temperature"] and not result.is_error
+    assert tools == ["read_temperature", "wait_for_event"] and not result.is_error   # + the bridge's own
     tools, result = asyncio.run(session("sim", "read_adc", {"channel": 1}))   # a bundled board
     assert "read_adc" in tools and not result.is_error
 

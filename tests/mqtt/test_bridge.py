@@ -22,6 +22,7 @@ from tinymcp.host.bridge.catalog import LABEL
 from tinymcp.host.bridge.mqtt import label_for
 
 READ = "read_temperature"
+WAIT = "wait_for_event"   # the bridge's own tool, across its boards
 
 
 @pytest.fixture
@@ -40,11 +41,19 @@ def bridges():
         assert "Traceback" not in bridge.stderr(), bridge.stderr()
 
 
+async def board_tools(client):
+    # The boards' tools the host is shown: all but the bridge's own wait_for_event, which is
+    # there with or without boards.
+    names = {t.name for t in (await client.list_tools()).tools}
+    assert WAIT in names
+    return names - {WAIT}
+
+
 async def tools_when(client, wanted, timeout=30.0):
     # The tool names once wanted(names) holds, asked again as boards come and go.
     with anyio.fail_after(timeout):
         while True:
-            names = {t.name for t in (await client.list_tools()).tools}
+            names = await board_tools(client)
             if wanted(names):
                 return names
             await anyio.sleep(0.2)
@@ -127,7 +136,7 @@ def test_mixed_with_a_sim_board_and_a_filter_that_selects_one(broker, boards, br
             await celsius(client, "sim")
             await celsius(client, "kitchen-k1")
             await anyio.sleep(1.0)   # the garage board is online all along: never served
-            names = {t.name for t in (await client.list_tools()).tools}
+            names = await board_tools(client)
             assert not [n for n in names if "garage" in n]
     asyncio.run(main())
     assert "g1/tinymcp/garage" not in bridge.stderr()
@@ -155,7 +164,7 @@ def test_a_dead_board_is_withdrawn_from_the_hosts(broker, boards, bridges, how):
                 while True:   # the list_changed after which its tools are gone
                     while len(seen.list_changed) == before:
                         await anyio.sleep(0.05)
-                    if gone not in {t.name for t in (await client.list_tools()).tools}:
+                    if gone not in await board_tools(client):
                         break
                     before = len(seen.list_changed)
             print("\ntools/list_changed %.2f s after %s (keep-alive %d s)"
@@ -401,7 +410,7 @@ def test_a_hostile_board_never_costs_the_bridge_or_another_board(broker, boards,
                 assert fake.asked.wait(10)   # the bridge tried to initialize it
                 for _ in range(10):
                     assert await celsius(client, "sim-honest")
-                names = {t.name for t in (await client.list_tools()).tools}
+                names = await board_tools(client)
                 assert not [n for n in names if n.startswith("fake")]
         asyncio.run(main())
         assert bridge.proc.poll() is None
@@ -440,7 +449,7 @@ def test_the_fleet_acl_lets_a_board_publish_only_under_its_own_server_id(boards,
                 rogue.publish("$mcp-rpc/%s/b1/site-a/sim" % client_id,
                               {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
                 await anyio.sleep(1.5)
-                assert "sim-b1_" + READ in {t.name for t in (await client.list_tools()).tools}
+                assert "sim-b1_" + READ in await board_tools(client)
                 assert await celsius(client, "sim-b1")
                 rogue.client.disconnect()
                 rogue.client.loop_stop()
