@@ -437,7 +437,20 @@ def _initialize(server, params):
     server.client_capabilities = caps if type(caps) is dict else {}
     server.initialized = True
     server.log_level = 1  # info
+    _release("stateless")  # a client that probed 2026-07-28 first and fell back
     return server.cached("initialize", _initialize_result)
+
+
+def _release(name):
+    # A core module this session no longer needs, loaded by an earlier request: dropped so its
+    # objects are collected (its qstrs stay); imported again if a later session wants it.
+    import sys
+    full = "tinymcp." + name
+    if sys.modules.get(full) is not None:  # None: CPython's mark of a module kept out
+        del sys.modules[full]
+        import tinymcp
+        if name in dir(tinymcp):
+            delattr(tinymcp, name)
 
 
 def _initialize_result(server):
