@@ -46,16 +46,9 @@ CLIENT_NEEDS = {"elicitation/create": "elicitation", "sampling/createMessage": "
 
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
-# Handshake-era methods the stateless revision dropped (subscribe became subscriptions/listen).
-HANDSHAKE_ONLY = ("initialize", "ping", "logging/setLevel", "resources/subscribe",
-                  "resources/unsubscribe")
-
-# The stateless revision's per-request _meta keys.
+# The stateless revision's per-request _meta key that decides the era; its other keys are
+# tinymcp/stateless.py's, loaded with it.
 VERSION_META = "io.modelcontextprotocol/protocolVersion"
-CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
-LOG_LEVEL_META = "io.modelcontextprotocol/logLevel"
-SUBSCRIPTION_META = "io.modelcontextprotocol/subscriptionId"
-SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
 
 # Outputs that fail safe (tinymcp/leases.py): a bridge names the host behind a tools/call in its
 # _meta[OWNER_META], and tells the board OWNER_ENDED {"owner": ...} when that host has gone.

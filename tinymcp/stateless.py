@@ -3,12 +3,20 @@
 # connection's first request speaks it.
 from tinymcp.jsonrpc import RpcError, Structured, dumps, loads, text
 from tinymcp.protocol import (STATELESS, VERSIONS as HANDSHAKE_VERSIONS, LEVELS, CLIENT_NEEDS,
-                              HANDSHAKE_ONLY, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
-                              INTERNAL_ERROR, RESOURCE_NOT_FOUND, MISSING_CAPABILITY,
-                              UNSUPPORTED_VERSION, VERSION_META, CAPABILITIES_META, LOG_LEVEL_META,
-                              SUBSCRIPTION_META, SERVER_INFO_META)
+                              INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, INTERNAL_ERROR,
+                              RESOURCE_NOT_FOUND, MISSING_CAPABILITY, UNSUPPORTED_VERSION,
+                              VERSION_META)
 
 VERSIONS = (STATELESS,)
+# Handshake-era methods this revision dropped (subscribe became subscriptions/listen).
+HANDSHAKE_ONLY = ("initialize", "ping", "logging/setLevel", "resources/subscribe",
+                  "resources/unsubscribe")
+# Its per-request _meta keys (beside protocol.VERSION_META); kept here, not in tinymcp.protocol,
+# so a board serving only the handshake era holds none of them.
+CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
+LOG_LEVEL_META = "io.modelcontextprotocol/logLevel"
+SUBSCRIPTION_META = "io.modelcontextprotocol/subscriptionId"
+SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
 _OFF = len(LEVELS)  # no notifications/message unless the request asks for a level
 # Requests whose handler may ask the client something, and the param naming what they run.
 _ASKING = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}

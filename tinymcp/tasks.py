@@ -8,7 +8,7 @@ import time
 from tinymcp.clock import ticks_diff, ticks_ms
 from tinymcp.jsonrpc import RpcError, Structured, text
 from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND,
-                              MISSING_CAPABILITY, SUBSCRIPTION_META, const)
+                              MISSING_CAPABILITY, const)
 from tinymcp.tools import error_result, shape
 
 EXTENSION = "io.modelcontextprotocol/tasks"
@@ -203,6 +203,7 @@ class Work:
             link.send({"jsonrpc": "2.0", "method": "notifications/tasks/status",
                        "params": _state(task, era)})
         elif notify:  # 2026-07-28: to the subscriptions/listen streams that asked for it
+            from tinymcp.stateless import SUBSCRIPTION_META  # loaded: the revision serving
             listens = server.revision.listens
             for rid in listens:
                 if task.id in listens[rid].get("taskIds", ()):

@@ -9,10 +9,10 @@ from mcp_types import (CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, PROTOCO
                        SERVER_INFO_META_KEY)
 
 from tinymcp.context import missing
-from tinymcp.protocol import (CLIENT_NEEDS as NEEDS, HANDSHAKE_ONLY, INVALID_PARAMS,
-                              INVALID_REQUEST, LEVELS, METHOD_NOT_FOUND, MISSING_CAPABILITY,
-                              RESOURCE_NOT_FOUND, STATELESS, SUBSCRIPTION_META,
+from tinymcp.protocol import (CLIENT_NEEDS as NEEDS, INVALID_PARAMS, INVALID_REQUEST, LEVELS,
+                              METHOD_NOT_FOUND, MISSING_CAPABILITY, RESOURCE_NOT_FOUND, STATELESS,
                               UNSUPPORTED_VERSION, VERSIONS as HANDSHAKE_VERSIONS)
+from tinymcp.stateless import HANDSHAKE_ONLY, SUBSCRIPTION_META
 
 from tinymcp.host.bridge.host import capabilities, err, log_failure
 
