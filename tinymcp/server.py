@@ -1,7 +1,7 @@
 # The MCP server: registration, one handler table, dispatch. What a protocol revision decides (the
 # envelope, which methods exist, how the client is asked and told) is the revision's.
 from tinymcp import jsonrpc
-from tinymcp.jsonrpc import RpcError, Structured
+from tinymcp.jsonrpc import RpcError, Structured, must
 from tinymcp.protocol import (VERSIONS, LATEST, LEVELS, LINK_KEY, VERSION_META, BATCHES,
                               INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR,
                               PARSE_ERROR, OWNER_ENDED)
@@ -245,7 +245,7 @@ class Server:
         good_id = type(rid) is int or type(rid) is str
         if msg.get("jsonrpc") != "2.0":
             link.error(rid if good_id else None, INVALID_REQUEST,
-                       'Invalid Request: "jsonrpc" must be "2.0"')
+                       must("jsonrpc", '"2.0"', "Request"))
             return
         method = msg.get("method")
         if method is None and ("result" in msg or "error" in msg):
@@ -255,7 +255,7 @@ class Server:
             return
         if type(method) is not str:
             link.error(rid if good_id else None, INVALID_REQUEST,
-                       'Invalid Request: "method" must be a string')
+                       must("method", "a string", "Request"))
             return
         params = msg.get("params")
         if params is None:
@@ -265,10 +265,10 @@ class Server:
                 self._notification(method, params)
             return
         if not good_id:
-            link.error(None, INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer')
+            link.error(None, INVALID_REQUEST, must("id", "a string or an integer", "Request"))
             return
         if type(params) is not dict:
-            link.error(rid, INVALID_PARAMS, 'Invalid params: "params" must be an object')
+            link.error(rid, INVALID_PARAMS, must("params", "an object"))
             return
         self._request(rid, method, params, link)
 
@@ -421,7 +421,7 @@ def _copy(data, n):
 def _initialize(server, params):
     asked = params.get("protocolVersion")
     if type(asked) is not str:
-        raise RpcError(INVALID_PARAMS, 'Invalid params: "protocolVersion" must be a string')
+        raise RpcError(INVALID_PARAMS, must("protocolVersion", "a string"))
     previous = server.version
     if server.initialized:  # a new session on the same link: the last one's leases end
         server.end_session()
@@ -503,7 +503,7 @@ def _resources_read(server, params):
 def _subscribe(server, params):
     uri = params.get("uri")
     if type(uri) is not str:
-        raise RpcError(INVALID_PARAMS, 'Invalid params: "uri" must be a string')
+        raise RpcError(INVALID_PARAMS, must("uri", "a string"))
     resources = _registry(server, "resources")
     resources.lookup(uri)
     server.subscriptions[uri] = resources.watch(uri)
@@ -514,7 +514,7 @@ def _unsubscribe(server, params):
     _registry(server, "resources")
     uri = params.get("uri")
     if type(uri) is not str:
-        raise RpcError(INVALID_PARAMS, 'Invalid params: "uri" must be a string')
+        raise RpcError(INVALID_PARAMS, must("uri", "a string"))
     if uri in server.subscriptions:
         del server.subscriptions[uri]
     return _EMPTY

@@ -6,7 +6,7 @@
 import time
 
 from tinymcp.clock import ticks_diff, ticks_ms
-from tinymcp.jsonrpc import RpcError, Structured, text
+from tinymcp.jsonrpc import RpcError, Structured, must, text
 from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND,
                               MISSING_CAPABILITY, const)
 from tinymcp.tools import error_result, shape
@@ -249,7 +249,7 @@ class Work:
     def find(self, params):
         tid = params.get("taskId")
         if type(tid) is not str:
-            raise RpcError(INVALID_PARAMS, 'Invalid params: "taskId" must be a string')
+            raise RpcError(INVALID_PARAMS, must("taskId", "a string"))
         for task in self.tasks:
             if task.id == tid:
                 return task
@@ -391,7 +391,7 @@ def wanted(server, params, mode, name):
         raise RpcError(METHOD_NOT_FOUND, "Method not found: " + name
                        + " does not support task execution")
     if type(asked) is not dict:
-        raise RpcError(INVALID_PARAMS, 'Invalid params: "task" must be an object')
+        raise RpcError(INVALID_PARAMS, must("task", "an object"))
     return asked
 
 
