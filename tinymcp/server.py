@@ -119,14 +119,22 @@ class Server:
         # Decorator: args is {"name": "description", "optional?": "description"}.
         def register(fn):
             if self.prompts is None:
-                from tinymcp.prompts import Prompts
+                from tinymcp.prompts import Prompts, HANDLERS
                 self.prompts = Prompts()
+                self.add_methods(HANDLERS)
             self.prompts.add(fn, name, description, args, title, complete)
             if complete:
                 self.completions = True
             self.changed("prompts")
             return fn
         return register
+
+    def add_methods(self, handlers):
+        # Methods a capability brings with its first entry (prompts/*, tasks/*): this server's
+        # own handler table from then on, so a board without them holds none of their code.
+        table = dict(self.handlers)
+        table.update(handlers)
+        self.handlers = table
 
     def remove(self, kind, key):
         # Remove a tool/prompt by name or a resource by uri; tells the client.
@@ -520,14 +528,6 @@ def _unsubscribe(server, params):
     return _EMPTY
 
 
-def _prompts_list(server, params):
-    return server.page("prompts", _registry(server, "prompts").items, "tinymcp.prompts", params)
-
-
-def _prompts_get(server, params):
-    return _registry(server, "prompts").get(params)
-
-
 def _complete(server, params):
     from tinymcp.complete import complete
     return complete(server, params)
@@ -544,7 +544,5 @@ Server.handlers = {
     "resources/read": _resources_read,
     "resources/subscribe": _subscribe,
     "resources/unsubscribe": _unsubscribe,
-    "prompts/list": _prompts_list,
-    "prompts/get": _prompts_get,
     "completion/complete": _complete,
 }
