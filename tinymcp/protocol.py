@@ -40,10 +40,6 @@ MIN_TOKEN = const(16)
 # {"maxFrame": bytes, "cbor": true when it reads CBOR link frames}.
 LINK_KEY = "tinymcp/link"
 
-# What a client must have declared before the server may ask it something.
-CLIENT_NEEDS = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling",
-                "roots/list": "roots"}
-
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 # The stateless revision's per-request _meta key that decides the era; its other keys are
@@ -55,10 +51,3 @@ VERSION_META = "io.modelcontextprotocol/protocolVersion"
 OWNER_META = "io.tinymcp/owner"
 OWNER_ENDED = "notifications/io.tinymcp/owner_ended"
 
-
-def reason(error):
-    # The reason of a JSON-RPC error object (or of a message holding one), or None.
-    if type(error) is dict and "error" in error:
-        error = error["error"]
-    data = error.get("data") if type(error) is dict else None
-    return data.get(REASON) if type(data) is dict else None

@@ -2,8 +2,8 @@
 # input-required results. A revision strategy (see tinymcp/revision.py); loaded only when a
 # connection's first request speaks it.
 from tinymcp.jsonrpc import RpcError, Structured, dumps, loads, text
-from tinymcp.protocol import (STATELESS, VERSIONS as HANDSHAKE_VERSIONS, LEVELS, CLIENT_NEEDS,
-                              INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, INTERNAL_ERROR,
+from tinymcp.protocol import (STATELESS, VERSIONS as HANDSHAKE_VERSIONS, LEVELS, INVALID_PARAMS,
+                              INVALID_REQUEST, METHOD_NOT_FOUND, INTERNAL_ERROR,
                               RESOURCE_NOT_FOUND, MISSING_CAPABILITY, UNSUPPORTED_VERSION,
                               VERSION_META)
 
@@ -149,6 +149,7 @@ class Stateless:
         if self.params is None:
             raise RpcError(INTERNAL_ERROR, method + " can only be asked during tools/call, "
                            "prompts/get or resources/read")
+        from tinymcp.context import CLIENT_NEEDS, missing
         need = CLIENT_NEEDS.get(method)
         if need is None:
             raise RpcError(INTERNAL_ERROR, method + " is not something a server can ask a client")
@@ -159,7 +160,6 @@ class Stateless:
         answers = self.answers
         if answers and key in answers:
             return answers[key]
-        from tinymcp.context import missing
         lacks = missing(self.caps, method, params)
         if lacks is not None:  # never asked in a mode the client lacks: the request fails
             mode = list(lacks[need])
