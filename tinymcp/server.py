@@ -2,7 +2,7 @@
 # envelope, which methods exist, how the client is asked and told) is the revision's.
 from tinymcp import jsonrpc
 from tinymcp.jsonrpc import RpcError, Structured, must
-from tinymcp.protocol import (VERSIONS, LATEST, LEVELS, LINK_KEY, VERSION_META, BATCHES,
+from tinymcp.protocol import (VERSIONS, LATEST, LEVELS, VERSION_META, BATCHES,
                               INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR,
                               PARSE_ERROR, OWNER_ENDED)
 from tinymcp.revision import HANDSHAKE
@@ -385,21 +385,6 @@ class Server:
             self.cache[name] = out
         return out
 
-    def capabilities(self):
-        caps = {"logging": {}}
-        if self.tools is not None:
-            caps["tools"] = {"listChanged": True}
-        if self.resources is not None:
-            caps["resources"] = {"subscribe": True, "listChanged": True}
-        if self.prompts is not None:
-            caps["prompts"] = {"listChanged": True}
-        if self.completions and self.era >= 1:
-            caps["completions"] = {}
-        if self.tools is not None and self.tools.tasks and self.era >= 3:
-            from tinymcp.tasktools import capability
-            capability(caps, self.era)
-        return caps
-
 
 _PARSE_ERROR = object()  # what handle() passes on for a frame that is not JSON
 
@@ -445,11 +430,25 @@ def _initialize(server, params):
     server.client_capabilities = caps if type(caps) is dict else {}
     server.initialized = True
     server.log_level = 1  # info
-    _release("stateless")  # a client that probed 2026-07-28 first and fell back
+    release("stateless")  # a client that probed 2026-07-28 first and fell back
     return server.cached("initialize", _initialize_result)
 
 
-def _release(name):
+def _initialize_result(server):
+    return once("declare", "initialize_result", server)
+
+
+def once(name, fn, server):
+    # fn(server) of tinymcp.<name>, a module of what runs once a session (its result is kept
+    # encoded): imported for the call and released after it.
+    module = __import__("tinymcp." + name, None, None, (fn,))
+    try:
+        return getattr(module, fn)(server)
+    finally:
+        release(name)
+
+
+def release(name):
     # A core module this session no longer needs, loaded by an earlier request: dropped so its
     # objects are collected (its qstrs stay); imported again if a later session wants it.
     import sys
@@ -459,19 +458,6 @@ def _release(name):
         import tinymcp
         if name in dir(tinymcp):
             delattr(tinymcp, name)
-
-
-def _initialize_result(server):
-    info = server.info
-    if server.era < 2 and "title" in info:
-        info = {"name": info["name"], "version": info["version"]}
-    caps = server.capabilities()
-    if server.link_modes:  # the link's offer (docs/cbor-link.md)
-        caps["experimental"] = {LINK_KEY: server.link_modes}
-    result = {"protocolVersion": server.version, "capabilities": caps, "serverInfo": info}
-    if server.instructions:
-        result["instructions"] = server.instructions
-    return result
 
 
 def _ping(server, params):

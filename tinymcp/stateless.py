@@ -284,9 +284,9 @@ def _discover(server, params):
 
 
 def _discover_result(server):
-    result = {"supportedVersions": list(VERSIONS), "capabilities": server.capabilities()}
-    if server.instructions:
-        result["instructions"] = server.instructions
+    from tinymcp.server import once
+    result = once("declare", "discover_result", server)
+    result["supportedVersions"] = list(VERSIONS)
     return result
 
 
