@@ -1,6 +1,6 @@
 # What a server declares about itself: initialize's result and the capabilities server/discover
 # names too. Each runs once a session (its answer is cached encoded), so this module is imported
-# for that and released after it (tinymcp.server.once).
+# for that and released after it (Server.once).
 from tinymcp.protocol import LINK_KEY
 
 

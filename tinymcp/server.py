@@ -351,6 +351,15 @@ class Server:
             self.cache[key] = out
         return out
 
+    def once(self, name, fn):
+        # fn(self) of tinymcp.<name>, a module of what runs once a session (its result is kept
+        # encoded): imported for the call and released after it.
+        module = __import__("tinymcp." + name, None, None, (fn,))
+        try:
+            return getattr(module, fn)(self)
+        finally:
+            _release(name)
+
     def page(self, key, items, module, params):
         # One page of a list result, cached; the cursor is the index of its first item. The
         # entries are described by module.describe (imported when the page is first built).
@@ -430,25 +439,15 @@ def _initialize(server, params):
     server.client_capabilities = caps if type(caps) is dict else {}
     server.initialized = True
     server.log_level = 1  # info
-    release("stateless")  # a client that probed 2026-07-28 first and fell back
+    _release("stateless")  # a client that probed 2026-07-28 first and fell back
     return server.cached("initialize", _initialize_result)
 
 
 def _initialize_result(server):
-    return once("declare", "initialize_result", server)
+    return server.once("declare", "initialize_result")
 
 
-def once(name, fn, server):
-    # fn(server) of tinymcp.<name>, a module of what runs once a session (its result is kept
-    # encoded): imported for the call and released after it.
-    module = __import__("tinymcp." + name, None, None, (fn,))
-    try:
-        return getattr(module, fn)(server)
-    finally:
-        release(name)
-
-
-def release(name):
+def _release(name):
     # A core module this session no longer needs, loaded by an earlier request: dropped so its
     # objects are collected (its qstrs stay); imported again if a later session wants it.
     import sys

@@ -284,8 +284,7 @@ def _discover(server, params):
 
 
 def _discover_result(server):
-    from tinymcp.server import once
-    result = once("declare", "discover_result", server)
+    result = server.once("declare", "discover_result")
     result["supportedVersions"] = list(VERSIONS)
     return result
 
