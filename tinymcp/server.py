@@ -4,7 +4,7 @@ from tinymcp import jsonrpc
 from tinymcp.jsonrpc import RpcError, Structured, must
 from tinymcp.protocol import (VERSIONS, LATEST, LEVELS, VERSION_META, BATCHES,
                               INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR,
-                              PARSE_ERROR, OWNER_ENDED)
+                              OWNER_ENDED)
 from tinymcp.revision import HANDSHAKE
 
 _EMPTY = b"{}"
@@ -49,8 +49,7 @@ class Server:
         self._ctx = None        # tinymcp.context.Context, made when first asked for
         self.waiting = None     # ids of our requests to the client -> their answers (context.py)
         self.cache = {}         # encoded results that never change; cleared with the registries
-        self._handled = None    # the JSON link handle() answers through, and its answer
-        self._answer = None
+        self.direct = None      # tinymcp.direct.Direct: handle() and the outbox, without a channel
         self._reset()
 
     def open_session(self):
@@ -167,14 +166,14 @@ class Server:
     def out_link(self):
         # Where output outside a request's answer goes: the channel's link, or, with no
         # channel, the outbox kept for whoever drives handle() (tests).
-        link = self.link
-        if link is None:
-            from tinymcp.framing import Out
-            link = jsonrpc.JsonLink(Out(self._keep))
-        return link
+        return self.link if self.link is not None else self._direct().outbox
 
-    def _keep(self, data, n):
-        self.outbox.append(_copy(data, n))
+    def _direct(self):
+        direct = self.direct
+        if direct is None:  # a board's serve loop never gets here: it has its channel
+            from tinymcp.direct import Direct
+            direct = self.direct = Direct(self)
+        return direct
 
     def notify(self, method, params=None):
         msg = {"jsonrpc": "2.0", "method": method}
@@ -215,32 +214,12 @@ class Server:
     # -- input ----------------------------------------------------------------------------
 
     def handle(self, frame):
-        # One JSON frame in, its encoded answer out (None for notifications and responses).
-        link = self._handled
-        if link is None:  # made once: handle() is how tests and hosts drive a server directly
-            from tinymcp.framing import Out
-            link = self._handled = jsonrpc.JsonLink(Out(self._answered))
-        self._answer = []
-        try:
-            msg = jsonrpc.loads(frame)
-        except Exception:  # ValueError or UnicodeError, by runtime
-            msg = _PARSE_ERROR
-        self.answer(msg, link)
-        answer = self._answer
-        self._answer = None
-        if not answer:
-            return None
-        answer[-1] = answer[-1][:-1]  # the newline the link ended it with
-        return answer[0] if len(answer) == 1 else b"".join(answer)
-
-    def _answered(self, data, n):
-        self._answer.append(_copy(data, n))
+        # One JSON frame in, its encoded answer out (None for notifications and responses): how
+        # tests and hosts drive a server without a channel (tinymcp/direct.py).
+        return self._direct().handle(frame)
 
     def answer(self, msg, link):
         # One decoded message in; its answer, if it has one, is written through link.
-        if msg is _PARSE_ERROR:
-            link.error(None, PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
-            return
         if type(msg) is not dict:
             if type(msg) is list and self.version == BATCHES and type(link) is jsonrpc.JsonLink:
                 from tinymcp.batch import answer  # JSON lines only: a CBOR frame is one message
@@ -395,9 +374,6 @@ class Server:
         return out
 
 
-_PARSE_ERROR = object()  # what handle() passes on for a frame that is not JSON
-
-
 def describe(e):
     text = str(e)
     return text if text else e.__class__.__name__
@@ -408,13 +384,6 @@ def _registry(server, kind):
     if registry is None:
         raise RpcError(METHOD_NOT_FOUND, "Method not found: this server has no " + kind)
     return registry
-
-
-def _copy(data, n):
-    # data[:n] as bytes of its own: the output buffer is reused, a cached page is not.
-    if type(data) is bytes and n == len(data):
-        return data
-    return bytes(memoryview(data)[:n])
 
 
 # -- the handlers: fn(server, params) -> a result (dict, encoded bytes or a page's encoded
