@@ -2,8 +2,11 @@
 # handshake era's way of asking the client. Loaded for the first tool declared with ctx=True.
 from tinymcp.clock import ticks_diff, ticks_ms
 from tinymcp.jsonrpc import RpcError
-from tinymcp.protocol import CLIENT_NEEDS, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
+from tinymcp.protocol import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 
+# What a client must have declared before the server may ask it something.
+CLIENT_NEEDS = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling",
+                "roots/list": "roots"}
 _FORM_ONLY = {"form": {}}
 
 

@@ -16,6 +16,12 @@ class RpcError(Exception):
         self.data = data
 
 
+def must(field, kind, what="params"):
+    # 'Invalid params: "uri" must be a string': made from short parts (qstrs) when needed, as a
+    # whole sentence each would be a str object held in RAM for as long as its module is loaded.
+    return "Invalid " + what + ': "' + field + '" must be ' + kind
+
+
 try:  # CPython: one compact encoder, built once (json.dumps builds one per call otherwise)
     _encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
 except AttributeError:  # MicroPython

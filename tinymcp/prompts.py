@@ -60,3 +60,15 @@ class Prompts(Registry):
         if prompt[2]:
             result["description"] = prompt[2]
         return result
+
+
+# The prompts/* methods, in the server's table from its first prompt on (Server.add_methods).
+def _list(server, params):
+    return server.page("prompts", server.prompts.items, "tinymcp.prompts", params)
+
+
+def _get(server, params):
+    return server.prompts.get(params)
+
+
+HANDLERS = {"prompts/list": _list, "prompts/get": _get}

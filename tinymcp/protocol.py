@@ -40,32 +40,14 @@ MIN_TOKEN = const(16)
 # {"maxFrame": bytes, "cbor": true when it reads CBOR link frames}.
 LINK_KEY = "tinymcp/link"
 
-# What a client must have declared before the server may ask it something.
-CLIENT_NEEDS = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling",
-                "roots/list": "roots"}
-
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
-# Handshake-era methods the stateless revision dropped (subscribe became subscriptions/listen).
-HANDSHAKE_ONLY = ("initialize", "ping", "logging/setLevel", "resources/subscribe",
-                  "resources/unsubscribe")
-
-# The stateless revision's per-request _meta keys.
+# The stateless revision's per-request _meta key that decides the era; its other keys are
+# tinymcp/stateless.py's, loaded with it.
 VERSION_META = "io.modelcontextprotocol/protocolVersion"
-CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
-LOG_LEVEL_META = "io.modelcontextprotocol/logLevel"
-SUBSCRIPTION_META = "io.modelcontextprotocol/subscriptionId"
-SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
 
 # Outputs that fail safe (tinymcp/leases.py): a bridge names the host behind a tools/call in its
 # _meta[OWNER_META], and tells the board OWNER_ENDED {"owner": ...} when that host has gone.
 OWNER_META = "io.tinymcp/owner"
 OWNER_ENDED = "notifications/io.tinymcp/owner_ended"
 
-
-def reason(error):
-    # The reason of a JSON-RPC error object (or of a message holding one), or None.
-    if type(error) is dict and "error" in error:
-        error = error["error"]
-    data = error.get("data") if type(error) is dict else None
-    return data.get(REASON) if type(data) is dict else None

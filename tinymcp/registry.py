@@ -1,5 +1,5 @@
 # Registries of tools, resources and prompts: entries kept as tuples keyed by their first item.
-from tinymcp.jsonrpc import RpcError, INVALID_PARAMS
+from tinymcp.jsonrpc import RpcError, INVALID_PARAMS, must
 
 
 class Registry:
@@ -28,7 +28,7 @@ class Registry:
         # The entry a request's "name" names, else the invalid-params error saying why.
         name = params.get("name")
         if type(name) is not str:
-            raise RpcError(INVALID_PARAMS, 'Invalid params: "name" must be a string')
+            raise RpcError(INVALID_PARAMS, must("name", "a string"))
         entry = self.find(name)
         if entry is None:
             raise RpcError(INVALID_PARAMS, "Unknown " + what + ": " + name)

@@ -1,6 +1,6 @@
 # Resources: exact URIs and RFC 6570 level-1 templates, matched as strings (never as paths).
 from tinymcp.jsonrpc import (BINARY, RpcError, INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND,
-                             text)
+                             must, text)
 from tinymcp.protocol import const
 from tinymcp.registry import head
 
@@ -84,7 +84,7 @@ class Resources:
     def read(self, params):
         uri = params.get("uri")
         if type(uri) is not str:
-            raise RpcError(INVALID_PARAMS, 'Invalid params: "uri" must be a string')
+            raise RpcError(INVALID_PARAMS, must("uri", "a string"))
         res, variables = self.lookup(uri)
         try:
             value = res[_FN](**variables)

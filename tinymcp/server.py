@@ -1,10 +1,10 @@
 # The MCP server: registration, one handler table, dispatch. What a protocol revision decides (the
 # envelope, which methods exist, how the client is asked and told) is the revision's.
 from tinymcp import jsonrpc
-from tinymcp.jsonrpc import RpcError, Structured
-from tinymcp.protocol import (VERSIONS, LATEST, LEVELS, LINK_KEY, VERSION_META, BATCHES,
+from tinymcp.jsonrpc import RpcError, Structured, must
+from tinymcp.protocol import (VERSIONS, LATEST, LEVELS, VERSION_META, BATCHES,
                               INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR,
-                              PARSE_ERROR, OWNER_ENDED)
+                              OWNER_ENDED)
 from tinymcp.revision import HANDSHAKE
 
 _EMPTY = b"{}"
@@ -49,8 +49,7 @@ class Server:
         self._ctx = None        # tinymcp.context.Context, made when first asked for
         self.waiting = None     # ids of our requests to the client -> their answers (context.py)
         self.cache = {}         # encoded results that never change; cleared with the registries
-        self._handled = None    # the JSON link handle() answers through, and its answer
-        self._answer = None
+        self.direct = None      # tinymcp.direct.Direct: handle() and the outbox, without a channel
         self._reset()
 
     def open_session(self):
@@ -119,14 +118,22 @@ class Server:
         # Decorator: args is {"name": "description", "optional?": "description"}.
         def register(fn):
             if self.prompts is None:
-                from tinymcp.prompts import Prompts
+                from tinymcp.prompts import Prompts, HANDLERS
                 self.prompts = Prompts()
+                self.add_methods(HANDLERS)
             self.prompts.add(fn, name, description, args, title, complete)
             if complete:
                 self.completions = True
             self.changed("prompts")
             return fn
         return register
+
+    def add_methods(self, handlers):
+        # Methods a capability brings with its first entry (prompts/*, tasks/*): this server's
+        # own handler table from then on, so a board without them holds none of their code.
+        table = dict(self.handlers)
+        table.update(handlers)
+        self.handlers = table
 
     def remove(self, kind, key):
         # Remove a tool/prompt by name or a resource by uri; tells the client.
@@ -159,14 +166,14 @@ class Server:
     def out_link(self):
         # Where output outside a request's answer goes: the channel's link, or, with no
         # channel, the outbox kept for whoever drives handle() (tests).
-        link = self.link
-        if link is None:
-            from tinymcp.framing import Out
-            link = jsonrpc.JsonLink(Out(self._keep))
-        return link
+        return self.link if self.link is not None else self._direct().outbox
 
-    def _keep(self, data, n):
-        self.outbox.append(_copy(data, n))
+    def _direct(self):
+        direct = self.direct
+        if direct is None:  # a board's serve loop never gets here: it has its channel
+            from tinymcp.direct import Direct
+            direct = self.direct = Direct(self)
+        return direct
 
     def notify(self, method, params=None):
         msg = {"jsonrpc": "2.0", "method": method}
@@ -207,32 +214,12 @@ class Server:
     # -- input ----------------------------------------------------------------------------
 
     def handle(self, frame):
-        # One JSON frame in, its encoded answer out (None for notifications and responses).
-        link = self._handled
-        if link is None:  # made once: handle() is how tests and hosts drive a server directly
-            from tinymcp.framing import Out
-            link = self._handled = jsonrpc.JsonLink(Out(self._answered))
-        self._answer = []
-        try:
-            msg = jsonrpc.loads(frame)
-        except Exception:  # ValueError or UnicodeError, by runtime
-            msg = _PARSE_ERROR
-        self.answer(msg, link)
-        answer = self._answer
-        self._answer = None
-        if not answer:
-            return None
-        answer[-1] = answer[-1][:-1]  # the newline the link ended it with
-        return answer[0] if len(answer) == 1 else b"".join(answer)
-
-    def _answered(self, data, n):
-        self._answer.append(_copy(data, n))
+        # One JSON frame in, its encoded answer out (None for notifications and responses): how
+        # tests and hosts drive a server without a channel (tinymcp/direct.py).
+        return self._direct().handle(frame)
 
     def answer(self, msg, link):
         # One decoded message in; its answer, if it has one, is written through link.
-        if msg is _PARSE_ERROR:
-            link.error(None, PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
-            return
         if type(msg) is not dict:
             if type(msg) is list and self.version == BATCHES and type(link) is jsonrpc.JsonLink:
                 from tinymcp.batch import answer  # JSON lines only: a CBOR frame is one message
@@ -245,7 +232,7 @@ class Server:
         good_id = type(rid) is int or type(rid) is str
         if msg.get("jsonrpc") != "2.0":
             link.error(rid if good_id else None, INVALID_REQUEST,
-                       'Invalid Request: "jsonrpc" must be "2.0"')
+                       must("jsonrpc", '"2.0"', "Request"))
             return
         method = msg.get("method")
         if method is None and ("result" in msg or "error" in msg):
@@ -255,7 +242,7 @@ class Server:
             return
         if type(method) is not str:
             link.error(rid if good_id else None, INVALID_REQUEST,
-                       'Invalid Request: "method" must be a string')
+                       must("method", "a string", "Request"))
             return
         params = msg.get("params")
         if params is None:
@@ -265,10 +252,10 @@ class Server:
                 self._notification(method, params)
             return
         if not good_id:
-            link.error(None, INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer')
+            link.error(None, INVALID_REQUEST, must("id", "a string or an integer", "Request"))
             return
         if type(params) is not dict:
-            link.error(rid, INVALID_PARAMS, 'Invalid params: "params" must be an object')
+            link.error(rid, INVALID_PARAMS, must("params", "an object"))
             return
         self._request(rid, method, params, link)
 
@@ -343,6 +330,15 @@ class Server:
             self.cache[key] = out
         return out
 
+    def once(self, name, fn):
+        # fn(self) of tinymcp.<name>, a module of what runs once a session (its result is kept
+        # encoded): imported for the call and released after it.
+        module = __import__("tinymcp." + name, None, None, (fn,))
+        try:
+            return getattr(module, fn)(self)
+        finally:
+            _release(name)
+
     def page(self, key, items, module, params):
         # One page of a list result, cached; the cursor is the index of its first item. The
         # entries are described by module.describe (imported when the page is first built).
@@ -377,24 +373,6 @@ class Server:
             self.cache[name] = out
         return out
 
-    def capabilities(self):
-        caps = {"logging": {}}
-        if self.tools is not None:
-            caps["tools"] = {"listChanged": True}
-        if self.resources is not None:
-            caps["resources"] = {"subscribe": True, "listChanged": True}
-        if self.prompts is not None:
-            caps["prompts"] = {"listChanged": True}
-        if self.completions and self.era >= 1:
-            caps["completions"] = {}
-        if self.tools is not None and self.tools.tasks and self.era >= 3:
-            from tinymcp.tasktools import capability
-            capability(caps, self.era)
-        return caps
-
-
-_PARSE_ERROR = object()  # what handle() passes on for a frame that is not JSON
-
 
 def describe(e):
     text = str(e)
@@ -408,20 +386,13 @@ def _registry(server, kind):
     return registry
 
 
-def _copy(data, n):
-    # data[:n] as bytes of its own: the output buffer is reused, a cached page is not.
-    if type(data) is bytes and n == len(data):
-        return data
-    return bytes(memoryview(data)[:n])
-
-
 # -- the handlers: fn(server, params) -> a result (dict, encoded bytes or a page's encoded
 # pieces, Structured) ----------------------------------------------------------------------
 
 def _initialize(server, params):
     asked = params.get("protocolVersion")
     if type(asked) is not str:
-        raise RpcError(INVALID_PARAMS, 'Invalid params: "protocolVersion" must be a string')
+        raise RpcError(INVALID_PARAMS, must("protocolVersion", "a string"))
     previous = server.version
     if server.initialized:  # a new session on the same link: the last one's leases end
         server.end_session()
@@ -437,20 +408,24 @@ def _initialize(server, params):
     server.client_capabilities = caps if type(caps) is dict else {}
     server.initialized = True
     server.log_level = 1  # info
+    _release("stateless")  # a client that probed 2026-07-28 first and fell back
     return server.cached("initialize", _initialize_result)
 
 
 def _initialize_result(server):
-    info = server.info
-    if server.era < 2 and "title" in info:
-        info = {"name": info["name"], "version": info["version"]}
-    caps = server.capabilities()
-    if server.link_modes:  # the link's offer (docs/cbor-link.md)
-        caps["experimental"] = {LINK_KEY: server.link_modes}
-    result = {"protocolVersion": server.version, "capabilities": caps, "serverInfo": info}
-    if server.instructions:
-        result["instructions"] = server.instructions
-    return result
+    return server.once("declare", "initialize_result")
+
+
+def _release(name):
+    # A core module this session no longer needs, loaded by an earlier request: dropped so its
+    # objects are collected (its qstrs stay); imported again if a later session wants it.
+    import sys
+    full = "tinymcp." + name
+    if sys.modules.get(full) is not None:  # None: CPython's mark of a module kept out
+        del sys.modules[full]
+        import tinymcp
+        if name in dir(tinymcp):
+            delattr(tinymcp, name)
 
 
 def _ping(server, params):
@@ -490,7 +465,7 @@ def _resources_read(server, params):
 def _subscribe(server, params):
     uri = params.get("uri")
     if type(uri) is not str:
-        raise RpcError(INVALID_PARAMS, 'Invalid params: "uri" must be a string')
+        raise RpcError(INVALID_PARAMS, must("uri", "a string"))
     resources = _registry(server, "resources")
     resources.lookup(uri)
     server.subscriptions[uri] = resources.watch(uri)
@@ -501,18 +476,10 @@ def _unsubscribe(server, params):
     _registry(server, "resources")
     uri = params.get("uri")
     if type(uri) is not str:
-        raise RpcError(INVALID_PARAMS, 'Invalid params: "uri" must be a string')
+        raise RpcError(INVALID_PARAMS, must("uri", "a string"))
     if uri in server.subscriptions:
         del server.subscriptions[uri]
     return _EMPTY
-
-
-def _prompts_list(server, params):
-    return server.page("prompts", _registry(server, "prompts").items, "tinymcp.prompts", params)
-
-
-def _prompts_get(server, params):
-    return _registry(server, "prompts").get(params)
 
 
 def _complete(server, params):
@@ -531,7 +498,5 @@ Server.handlers = {
     "resources/read": _resources_read,
     "resources/subscribe": _subscribe,
     "resources/unsubscribe": _unsubscribe,
-    "prompts/list": _prompts_list,
-    "prompts/get": _prompts_get,
     "completion/complete": _complete,
 }

@@ -2,13 +2,21 @@
 # input-required results. A revision strategy (see tinymcp/revision.py); loaded only when a
 # connection's first request speaks it.
 from tinymcp.jsonrpc import RpcError, Structured, dumps, loads, text
-from tinymcp.protocol import (STATELESS, VERSIONS as HANDSHAKE_VERSIONS, LEVELS, CLIENT_NEEDS,
-                              HANDSHAKE_ONLY, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
-                              INTERNAL_ERROR, RESOURCE_NOT_FOUND, MISSING_CAPABILITY,
-                              UNSUPPORTED_VERSION, VERSION_META, CAPABILITIES_META, LOG_LEVEL_META,
-                              SUBSCRIPTION_META, SERVER_INFO_META)
+from tinymcp.protocol import (STATELESS, VERSIONS as HANDSHAKE_VERSIONS, LEVELS, INVALID_PARAMS,
+                              INVALID_REQUEST, METHOD_NOT_FOUND, INTERNAL_ERROR,
+                              RESOURCE_NOT_FOUND, MISSING_CAPABILITY, UNSUPPORTED_VERSION,
+                              VERSION_META)
 
 VERSIONS = (STATELESS,)
+# Handshake-era methods this revision dropped (subscribe became subscriptions/listen).
+HANDSHAKE_ONLY = ("initialize", "ping", "logging/setLevel", "resources/subscribe",
+                  "resources/unsubscribe")
+# Its per-request _meta keys (beside protocol.VERSION_META); kept here, not in tinymcp.protocol,
+# so a board serving only the handshake era holds none of them.
+CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
+LOG_LEVEL_META = "io.modelcontextprotocol/logLevel"
+SUBSCRIPTION_META = "io.modelcontextprotocol/subscriptionId"
+SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
 _OFF = len(LEVELS)  # no notifications/message unless the request asks for a level
 # Requests whose handler may ask the client something, and the param naming what they run.
 _ASKING = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
@@ -141,6 +149,7 @@ class Stateless:
         if self.params is None:
             raise RpcError(INTERNAL_ERROR, method + " can only be asked during tools/call, "
                            "prompts/get or resources/read")
+        from tinymcp.context import CLIENT_NEEDS, missing
         need = CLIENT_NEEDS.get(method)
         if need is None:
             raise RpcError(INTERNAL_ERROR, method + " is not something a server can ask a client")
@@ -151,7 +160,6 @@ class Stateless:
         answers = self.answers
         if answers and key in answers:
             return answers[key]
-        from tinymcp.context import missing
         lacks = missing(self.caps, method, params)
         if lacks is not None:  # never asked in a mode the client lacks: the request fails
             mode = list(lacks[need])
@@ -276,9 +284,8 @@ def _discover(server, params):
 
 
 def _discover_result(server):
-    result = {"supportedVersions": list(VERSIONS), "capabilities": server.capabilities()}
-    if server.instructions:
-        result["instructions"] = server.instructions
+    result = server.once("declare", "discover_result")
+    result["supportedVersions"] = list(VERSIONS)
     return result
 
 

@@ -6,9 +6,9 @@
 import time
 
 from tinymcp.clock import ticks_diff, ticks_ms
-from tinymcp.jsonrpc import RpcError, Structured, text
+from tinymcp.jsonrpc import RpcError, Structured, must, text
 from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND,
-                              MISSING_CAPABILITY, SUBSCRIPTION_META, const)
+                              MISSING_CAPABILITY, const)
 from tinymcp.tools import error_result, shape
 
 EXTENSION = "io.modelcontextprotocol/tasks"
@@ -203,6 +203,7 @@ class Work:
             link.send({"jsonrpc": "2.0", "method": "notifications/tasks/status",
                        "params": _state(task, era)})
         elif notify:  # 2026-07-28: to the subscriptions/listen streams that asked for it
+            from tinymcp.stateless import SUBSCRIPTION_META  # loaded: the revision serving
             listens = server.revision.listens
             for rid in listens:
                 if task.id in listens[rid].get("taskIds", ()):
@@ -248,7 +249,7 @@ class Work:
     def find(self, params):
         tid = params.get("taskId")
         if type(tid) is not str:
-            raise RpcError(INVALID_PARAMS, 'Invalid params: "taskId" must be a string')
+            raise RpcError(INVALID_PARAMS, must("taskId", "a string"))
         for task in self.tasks:
             if task.id == tid:
                 return task
@@ -390,7 +391,7 @@ def wanted(server, params, mode, name):
         raise RpcError(METHOD_NOT_FOUND, "Method not found: " + name
                        + " does not support task execution")
     if type(asked) is not dict:
-        raise RpcError(INVALID_PARAMS, 'Invalid params: "task" must be an object')
+        raise RpcError(INVALID_PARAMS, must("task", "an object"))
     return asked
 
 

@@ -12,10 +12,7 @@ def offer(server, mode):
     tools = server.tools
     if not tools.tasks:
         tools.tasks = True
-        handlers = dict(server.handlers)  # this server's own table from now on
-        for method in METHODS:
-            handlers[method] = _later(method)
-        server.handlers = handlers
+        server.add_methods({method: _later(method) for method in METHODS})
     return MODES.index(mode) + 1
 
 

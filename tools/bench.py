@@ -464,6 +464,8 @@ def heap(quick):
             found[runner]["tree"] = "mpy" if tree == mpy_tree else "py"
             if runner == "wasm":  # section d measures the 64-bit session with -X heapsize
                 found[runner]["session"] = probe(runner, tree, ["session=boards.sim.main"])
+                found[runner]["probed"] = probe(runner, tree, ["session=boards.sim.main",
+                                                               "probe=1"])
         found["romfs"], refused = romfs_heap(runners, mpy_tree, os.path.join(tmp, "romfs"), n)
         for runner in refused:
             found["notes"].append("%s: this build has no vfs.VfsRom, so the ROMFS rows come "
@@ -747,6 +749,9 @@ def rows_for(results):
                         mods["per_task_ended"]))
             if "session" in c[runner]:
                 rows += session_rows(c[runner]["session"], label, tree)
+            if "probed" in c[runner]:
+                rows += session_rows(c[runner]["probed"], label, tree,
+                                     ", opened by a 2026-07-28 probe that falls back")
         rows += romfs_rows(c)
     for kind, d in sorted((results.get("d") or {}).items(), reverse=True):
         measure = ("smallest -X heapsize, 64-bit unix, whole session incl. 64 KiB frame, from "
@@ -797,11 +802,11 @@ def rows_for(results):
     return rows
 
 
-def session_rows(session, label, tree):
+def session_rows(session, label, tree, opened=""):
     # The peak of a whole session (heap_probe session=), after import + build.
     check = session.get("session_check")
-    return [("c", "%s, %s: heap in use at its peak serving a whole session, sim board (serve "
-             "loop, 64 KiB garbage line; collector off within each request)" % (label, tree),
+    return [("c", "%s, %s: heap in use at its peak serving a whole session%s, sim board (serve "
+             "loop, 64 KiB garbage line; collector off within each request)" % (label, tree, opened),
              kib(session["session_peak"]) if check is None else "WRONG ANSWER: " + check[:60],
              "at %s; held after it %s" % (session["session_peak_at"],
                                           kib(session["session_held_after"])),

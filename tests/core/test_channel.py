@@ -26,6 +26,16 @@ def test_a_session_through_a_byte_stream():
     assert sent[1]["result"]["content"] == [{"type": "text", "text": "hello"}]
 
 
+def test_a_server_served_through_its_channel_never_loads_the_direct_driver():
+    # tinymcp/direct.py (Server.handle, the outbox) is for tests and hosts: a board never pays.
+    server = Server("ch", "0")
+    server.tool("hello", "Says hello", ctx=True)(lambda ctx: ctx.log("info", "hi") or "hello")
+    stream = FakeStream([init() + frame("tools/call", {"name": "hello"}, id=1) + b"\n"], size=16)
+    Channel(server, stream, 256).run()
+    assert [m.get("method") for m in stream.sent] == [None, "notifications/message", None]
+    assert server.direct is None
+
+
 def test_oversize_frame_gets_a_null_id_error_and_the_next_request_is_served():
     huge = b'{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":"' + b"a" * 5000 + b'"}}\n'
     reason, sent = serve([init(), huge, frame("ping", id=2) + b"\n"])

@@ -239,6 +239,19 @@ def test_the_handshake_era_never_loads_the_stateless_module_on_its_own():
     assert server.revision is HANDSHAKE
 
 
+def test_a_client_that_probes_then_falls_back_leaves_the_stateless_module_unloaded():
+    import sys
+    server = board()
+    assert fails(server, "server/discover", version="2099-01-01")["code"] == -32022
+    assert "tinymcp.stateless" in sys.modules  # loaded to answer the probe
+    assert initialize(server)["protocolVersion"] == "2025-11-25"
+    assert "tinymcp.stateless" not in sys.modules  # released with the fallback
+    assert result(server, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 1}})
+    # A later connection in the 2026-07-28 era loads it again.
+    server.open_session()
+    assert MODERN in call(server, "server/discover")["supportedVersions"]
+
+
 # -- logging, progress and cancellation per request ------------------------------------------
 
 def chatty():

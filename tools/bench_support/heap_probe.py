@@ -5,6 +5,8 @@
 #   probe modules=1               held per core module imported, per tool and per resource
 #   probe session=MODULE          the heap in use at its peak while the board serves a whole
 #                                 session through its serve loop (tinymcp.channel)
+#   ... probe=1                   that session opened as by a client whose 2026-07-28 era the
+#                                 board lacks: server/discover first, then initialize
 #   ... romfs=IMAGE               import everything from a ROMFS image mounted with vfs.VfsRom
 #
 # Prints one JSON object. The headline figures use only the public surface (build(),
@@ -20,7 +22,7 @@ import io
 import json
 import sys
 
-opts = {"board": "ref_board", "n": "100", "modules": "", "session": "", "romfs": ""}
+opts = {"board": "ref_board", "n": "100", "modules": "", "session": "", "romfs": "", "probe": ""}
 for arg in sys.argv[1:]:
     key, _, value = arg.partition("=")
     opts[key] = value
@@ -401,6 +403,11 @@ SESSION = (
     None,  # a 64 KiB line of garbage: the frame limit's test
     bytes(PING))
 GARBAGE_BYTES = 65536
+# The SDK's mode="auto" probe at a version the board does not speak: answered -32022 naming the
+# handshake versions, so the client falls back to initialize (the SDK's _probe.negotiate_auto).
+PROBE = (b'{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{"_meta":{'
+         b'"io.modelcontextprotocol/protocolVersion":"2099-01-01",'
+         b'"io.modelcontextprotocol/clientCapabilities":{}}}}')
 
 
 class Script:
@@ -424,7 +431,8 @@ def session_costs(board_name):
     # off. A board's collector may run within a request, so it needs at most this much (and
     # its heap may fragment). Each request is a step; so are import + build and serve()'s setup.
     inputs = []
-    for frame in SESSION:
+    frames = ((PROBE,) if opts["probe"] else ()) + SESSION
+    for frame in frames:
         if frame is None:
             frame = (bytes(range(32, 127)) * (GARBAGE_BYTES // 95 + 1))[:GARBAGE_BYTES]
         inputs.append(io.BytesIO(frame + b"\n"))
@@ -468,7 +476,7 @@ def session_costs(board_name):
                 channel._serve_backlog()
                 n = stream.recv(0)
             server.poll()
-        frame = SESSION[i]
+        frame = frames[i]
         yield from step("garbage line" if frame is None else
                         (json.loads(frame).get("method") or "?"), serve)
     out["session_steps"] = steps

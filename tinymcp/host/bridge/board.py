@@ -5,6 +5,7 @@ import itertools
 import logging
 
 from tinymcp import protocol
+from tinymcp.host.bridge.wire import reason
 
 log = logging.getLogger("tinymcp.bridge.board")
 
@@ -43,7 +44,7 @@ def _bridge_reason(msg):
 
 
 def not_initialized(msg):
-    return protocol.reason(msg) == protocol.NOT_INITIALIZED
+    return reason(msg) == protocol.NOT_INITIALIZED
 
 
 def _other_era(msg):
@@ -55,7 +56,7 @@ def _other_era(msg):
 
 
 def _no_cbor(msg):
-    return msg.get("id") is None and protocol.reason(msg) == protocol.LINK_UNAVAILABLE
+    return msg.get("id") is None and reason(msg) == protocol.LINK_UNAVAILABLE
 
 
 def _restore_uri(msg, params):
@@ -313,7 +314,7 @@ class BoardSession:
             self.reset("the board answered 'Server not initialized'")
             return
         self.at_repl = False   # an answer: an MCP server is there, not a REPL
-        if protocol.reason(msg) == protocol.FRAME_TOO_LONG and rid is None:
+        if reason(msg) == protocol.FRAME_TOO_LONG and rid is None:
             self._board_limit(msg)
             return
         if p is None:

@@ -3,9 +3,8 @@
 import asyncio
 import logging
 
-from tinymcp.context import missing
-from tinymcp.protocol import (CLIENT_NEEDS as NEEDS, INVALID_PARAMS, INVALID_REQUEST, LEVELS,
-                              METHOD_NOT_FOUND, VERSIONS)
+from tinymcp.context import CLIENT_NEEDS as NEEDS, missing
+from tinymcp.protocol import INVALID_PARAMS, INVALID_REQUEST, LEVELS, METHOD_NOT_FOUND, VERSIONS
 
 from tinymcp.host.bridge.fit import TASKS_SINCE, fit_initialize, fit_result
 from tinymcp.host.bridge.host import capabilities, err, log_failure

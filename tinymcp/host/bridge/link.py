@@ -17,6 +17,7 @@ import serial
 from tinymcp import cborlink, protocol
 
 from tinymcp.host.bridge.lines import TOO_LONG, LineSplitter
+from tinymcp.host.bridge.wire import reason
 
 log = logging.getLogger("tinymcp.bridge.link")
 
@@ -392,7 +393,7 @@ class Link:
             self.on_noise(noise)
         if msg is not None:
             self.frames_in += 1
-            if msg.get("id") is None and protocol.reason(msg) == protocol.UNAUTHORIZED:
+            if msg.get("id") is None and reason(msg) == protocol.UNAUTHORIZED:
                 self._unauthorized()
                 return
             if self._refused:

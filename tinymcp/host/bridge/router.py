@@ -7,8 +7,9 @@ import functools
 import itertools
 import logging
 
-from tinymcp.protocol import (CLIENT_NEEDS as NEEDS, INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND,
-                              OWNER_ENDED, OWNER_META, RESOURCE_NOT_FOUND)
+from tinymcp.context import CLIENT_NEEDS as NEEDS
+from tinymcp.protocol import (INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND, OWNER_ENDED, OWNER_META,
+                              RESOURCE_NOT_FOUND)
 
 from tinymcp.host.bridge import compact as compact_surface
 from tinymcp.host.bridge.catalog import (KINDS, LISTS, OFFERS, Catalog, labelled_uri, outward,

@@ -8,11 +8,11 @@ from mcp.shared.inbound import classify_inbound_request
 from mcp_types import (CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY,
                        SERVER_INFO_META_KEY)
 
-from tinymcp.context import missing
-from tinymcp.protocol import (CLIENT_NEEDS as NEEDS, HANDSHAKE_ONLY, INVALID_PARAMS,
-                              INVALID_REQUEST, LEVELS, METHOD_NOT_FOUND, MISSING_CAPABILITY,
-                              RESOURCE_NOT_FOUND, STATELESS, SUBSCRIPTION_META,
+from tinymcp.context import CLIENT_NEEDS as NEEDS, missing
+from tinymcp.protocol import (INVALID_PARAMS, INVALID_REQUEST, LEVELS,
+                              METHOD_NOT_FOUND, MISSING_CAPABILITY, RESOURCE_NOT_FOUND, STATELESS,
                               UNSUPPORTED_VERSION, VERSIONS as HANDSHAKE_VERSIONS)
+from tinymcp.stateless import HANDSHAKE_ONLY, SUBSCRIPTION_META
 
 from tinymcp.host.bridge.host import capabilities, err, log_failure
 

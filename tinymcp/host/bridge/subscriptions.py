@@ -2,7 +2,7 @@
 # at a time (resources/subscribe); a 2026-07-28 stream (subscriptions/listen) asks for URIs and
 # list changes at once. The board is subscribed while anyone listens to a URI, and each change
 # goes to each listener in its own revision's form.
-from tinymcp.protocol import SUBSCRIPTION_META
+from tinymcp.stateless import SUBSCRIPTION_META
 
 # listen flag -> the capability a server needs to have it granted
 LISTEN_FLAGS = (("toolsListChanged", "tools"), ("promptsListChanged", "prompts"),

@@ -2,7 +2,7 @@
 # JSON (finite numbers, bounded nesting, bounded size), or the error that answers it.
 import json
 
-from tinymcp.protocol import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
+from tinymcp.protocol import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, REASON
 
 MAX_MESSAGE = 1 << 20   # bytes in one host message (a stdio line, an HTTP body)
 MAX_DEPTH = 64          # objects and arrays inside one another
@@ -17,6 +17,14 @@ def _float(text):
 
 def _constant(name):
     return _NONFINITE
+
+
+def reason(error):
+    # The reason of a JSON-RPC error object (or of a message holding one), or None.
+    if type(error) is dict and "error" in error:
+        error = error["error"]
+    data = error.get("data") if type(error) is dict else None
+    return data.get(REASON) if type(data) is dict else None
 
 
 def error(rid, code, message):

@@ -75,6 +75,10 @@ def main():
     del sys.argv[1:]       # a board may read its own flags (the sim's --bench)
     sys.meta_path.append(StubFinder())
     sys.path[:0] = [board_dir, core, device]
+    # Every module imported, those the core releases after a session's first requests included
+    # (tinymcp.server.release): what ran once must be on the board too.
+    imported = {}
+    sys.addaudithook(lambda event, args: event == "import" and imported.setdefault(args[0]))
     spec = importlib.util.spec_from_file_location("main", path)
     board_main = importlib.util.module_from_spec(spec)
     sys.modules["main"] = board_main
@@ -90,8 +94,13 @@ def main():
         where = getattr(module, "__file__", None)
         if isinstance(where, str) and where.endswith(".py"):
             files.append(os.path.abspath(where))
+    for name in imported:
+        if name not in sys.modules:   # released: found again where it was imported from
+            spec = importlib.util.find_spec(name)
+            if spec is not None and isinstance(spec.origin, str) and spec.origin.endswith(".py"):
+                files.append(os.path.abspath(spec.origin))
     with open(out, "w") as f:
-        json.dump({"files": sorted(files),
+        json.dump({"files": sorted(set(files)),
                    "completions": bool(getattr(server, "completions", False)),
                    "long_tools": _long_tools(server)}, f)
 

@@ -1,0 +1,41 @@
+# What a server declares about itself: initialize's result and the capabilities server/discover
+# names too. Each runs once a session (its answer is cached encoded), so this module is imported
+# for that and released after it (Server.once).
+from tinymcp.protocol import LINK_KEY
+
+
+def initialize_result(server):
+    info = server.info
+    if server.era < 2 and "title" in info:
+        info = {"name": info["name"], "version": info["version"]}
+    caps = capabilities(server)
+    if server.link_modes:  # the link's offer (docs/cbor-link.md)
+        caps["experimental"] = {LINK_KEY: server.link_modes}
+    result = {"protocolVersion": server.version, "capabilities": caps, "serverInfo": info}
+    if server.instructions:
+        result["instructions"] = server.instructions
+    return result
+
+
+def discover_result(server):
+    # server/discover's answer but for the versions, which are the stateless revision's.
+    result = {"capabilities": capabilities(server)}
+    if server.instructions:
+        result["instructions"] = server.instructions
+    return result
+
+
+def capabilities(server):
+    caps = {"logging": {}}
+    if server.tools is not None:
+        caps["tools"] = {"listChanged": True}
+    if server.resources is not None:
+        caps["resources"] = {"subscribe": True, "listChanged": True}
+    if server.prompts is not None:
+        caps["prompts"] = {"listChanged": True}
+    if server.completions and server.era >= 1:
+        caps["completions"] = {}
+    if server.tools is not None and server.tools.tasks and server.era >= 3:
+        from tinymcp.tasktools import capability
+        capability(caps, server.era)
+    return caps

@@ -1,0 +1,43 @@
+# A server driven without a channel, as tests, hosts and the benchmarks do: Server.handle() (one
+# JSON frame in, its encoded answer out) and the outbox that keeps what the server sends
+# meanwhile. A board's serve loop (tinymcp/channel.py) never loads it.
+from tinymcp.framing import Out
+from tinymcp.jsonrpc import JsonLink, loads
+from tinymcp.protocol import PARSE_ERROR
+
+
+class Direct:
+    # One per server, made with its first handle() or send() without a channel.
+    def __init__(self, server):
+        self.server = server
+        self.link = JsonLink(Out(self._answered))   # what handle() answers through
+        self.outbox = JsonLink(Out(self._keep))     # everything else: into server.outbox
+        self.answer = None
+
+    def handle(self, frame):
+        self.answer = []
+        try:
+            msg = loads(frame)
+        except Exception:  # ValueError or UnicodeError, by runtime
+            self.link.error(None, PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
+        else:
+            self.server.answer(msg, self.link)
+        answer = self.answer
+        self.answer = None
+        if not answer:
+            return None
+        answer[-1] = answer[-1][:-1]  # the newline the link ended it with
+        return answer[0] if len(answer) == 1 else b"".join(answer)
+
+    def _answered(self, data, n):
+        self.answer.append(_copy(data, n))
+
+    def _keep(self, data, n):
+        self.server.outbox.append(_copy(data, n))
+
+
+def _copy(data, n):
+    # data[:n] as bytes of its own: the output buffer is reused, a cached page is not.
+    if type(data) is bytes and n == len(data):
+        return data
+    return bytes(memoryview(data)[:n])
