@@ -73,7 +73,7 @@ def build(world=None, bench=None):
     if bench is None:
         bench = "--bench" in sys.argv or _env("TINYMCP_SIM_BENCH") == "1"
     server = Server("tinymcp-sim", "0.1.0", title="tinymcp simulated board",
-                    instructions="A simulated microcontroller board: read its temperature "
+                    instructions="A simulated board: read its temperature "
                                  "sensor and ADC channels, switch its LED."
                                  + (" Its I2C bus has a BME280 and an SHT3x." if bench else ""))
     # Who it is, for a bridge that finds boards by identity: --id ID or $TINYMCP_SIM_ID.

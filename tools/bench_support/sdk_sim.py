@@ -47,7 +47,7 @@ class Board:
 
 board = Board()
 server = MCPServer("sdk-sim", version="0.1.0", title="SDK simulated board",
-                   instructions="A simulated microcontroller board: read its temperature "
+                   instructions="A simulated board: read its temperature "
                                 "sensor and ADC channels, switch its LED.")
 
 
