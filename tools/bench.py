@@ -900,6 +900,22 @@ def machine():
     ]
 
 
+def mqtt_figures():
+    # The 20-board figures tools/mqtt_bench.py last wrote (a broker, 20 boards and a bridge are
+    # its own run, minutes long): quoted as generated, with their date.
+    path = os.path.join(ROOT, "docs", "mqtt-benchmarks.md")
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    dated = [line for line in text.splitlines() if line.startswith("Date: ")]
+    block = text.split("```\n")[1] if text.count("```\n") >= 2 else ""
+    return ["## Boards through an MQTT broker", "",
+            "Quoted from [mqtt-benchmarks.md](mqtt-benchmarks.md), as `tools/mqtt_bench.py` "
+            "wrote it (%s):" % (dated[0][6:].strip() if dated else "undated"), "",
+            "```", block.rstrip("\n"), "```", ""]
+
+
 def report(results, command, took_s):
     rows = rows_for(results)
     lines = ["# Benchmarks", "",
@@ -919,6 +935,7 @@ def report(results, command, took_s):
                   "One tools/call read_adc, one ping and one tools/list of the sim board taken apart. "
                   "Lines starting with \"alt:\" measure an alternative encoding, not the core's code.",
                   "", stage_table(c), ""]
+    lines += mqtt_figures()
     notes = []
     if c:
         notes += c.get("notes", [])
