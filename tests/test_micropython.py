@@ -7,8 +7,10 @@ from tests import mprun
 from tests.board_process import MICROPYTHON, REPO, BoardProcess
 
 # A heap cap with a margin over the smallest that serves a whole session (64-bit unix port,
-# board from .py source; tools/bench.py measures the exact minimum, about 106k; every size from 113k works).
-HEAP_CAP = "160k"
+# board from .py source). tools/bench.py section d measures that minimum (149 KiB in the last
+# run, every size from 171 KiB working); 160k passed here and failed in CI, so the cap keeps
+# half again as much, still a quarter of the 1 MiB frame it must survive.
+HEAP_CAP = "256k"
 
 
 def test_core_suite_passes_under_micropython():
