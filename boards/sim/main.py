@@ -74,8 +74,7 @@ def build(world=None, bench=None):
         bench = "--bench" in sys.argv or _env("TINYMCP_SIM_BENCH") == "1"
     server = Server("tinymcp-sim", "0.1.0", title="tinymcp simulated board",
                     instructions="A simulated board: read its temperature "
-                                 "sensor and ADC channels, switch its LED."
-                                 + (" Its I2C bus has a BME280 and an SHT3x." if bench else ""))
+                                 "sensor and ADC channels, switch its LED.")
     # Who it is, for a bridge that finds boards by identity: --id ID or $TINYMCP_SIM_ID.
     server.identity = _option("--id") or _env("TINYMCP_SIM_ID") or "sim"
     # The same drivers a Pico runs, over simulated parts.
