@@ -9,21 +9,6 @@
 # the wait, the wire's dicts) is tinymcp/eventtools.py, loaded for each wait_for_event call.
 from tinymcp.clock import ticks_diff, ticks_ms
 
-try:
-    from os import urandom
-except ImportError:  # ports without os.urandom
-    urandom = None
-
-
-def _epoch():
-    if urandom is not None:
-        try:
-            return "%02x%02x%02x" % tuple(urandom(3))
-        except (OSError, NotImplementedError):
-            pass
-    from random import getrandbits
-    return "%06x" % getrandbits(24)
-
 
 class Events:
     size = 16            # events kept; a cursor older than that gets all and "missed"
@@ -33,7 +18,7 @@ class Events:
         # `more` a dict of the rarer ones (or None); turned into the wire's dict only when read.
         self.ring = [None] * (size or self.size)   # allocated once; entry seq % size
         self.seq = 0         # sequence number of the newest event (0: none yet)
-        self.epoch = _epoch()
+        self.epoch = None    # drawn by eventtools when a cursor is first given or read
         self.clock = clock
         self.start = clock()
         self._told = None    # the uri the newest event announced: its resource update is that event

@@ -2,10 +2,15 @@
 # dicts, and the tool's registration. Loaded for each call and released after it (Server.once);
 # the bridge's own wait_for_event (tinymcp/host/bridge/events.py) reads its ring with these too.
 #
-# Each event gets the next sequence number; a cursor is "EPOCH.SEQ", the epoch drawn at boot, so
+# Each event gets the next sequence number; a cursor is "EPOCH.SEQ", the epoch drawn once a boot, so
 # a cursor from before a reset, or older than the ring still holds, gets everything the ring has
 # with "missed": true rather than silently skipping what was lost.
 from tinymcp.clock import ticks_diff
+
+try:
+    from os import urandom
+except ImportError:  # ports without os.urandom
+    urandom = None
 
 _NAMES = ("kind", "t_ms", "uri", "quantity", "value", "unit")   # an entry's fields, in order
 MAX_WAIT_S = 50      # under the 60 s most hosts give a tool call
@@ -29,8 +34,25 @@ def register(server, body, timeout_s):
                 title="Wait for event", read_only=True, open_world=False)(body)
 
 
+def epoch(events):
+    # The ring's epoch, drawn once per boot (on its first use): no cursor exists before it.
+    if events.epoch is None:
+        events.epoch = _draw()
+    return events.epoch
+
+
+def _draw():
+    if urandom is not None:
+        try:
+            return "%02x%02x%02x" % tuple(urandom(3))
+        except (OSError, NotImplementedError):
+            pass
+    from random import getrandbits
+    return "%06x" % getrandbits(24)
+
+
 def cursor(events):
-    return events.epoch + "." + str(events.seq)
+    return epoch(events) + "." + str(events.seq)
 
 
 def after(events, cursor):
@@ -40,11 +62,11 @@ def after(events, cursor):
         oldest = 1
     if cursor is None:
         return oldest, False
-    epoch, dot, seq = cursor.partition(".")
+    given, dot, seq = cursor.partition(".")
     if not dot or not seq.isdigit():
         raise ValueError("after: not a cursor wait_for_event gave (\"" + cursor[:40] + "\")")
     seq = int(seq)
-    if epoch != events.epoch or seq > events.seq:  # the board was reset since
+    if given != epoch(events) or seq > events.seq:  # the board was reset since
         return oldest, True
     if seq + 1 < oldest:  # the ring went round past it
         return oldest, True
