@@ -339,9 +339,10 @@ class Server:
         finally:
             _release(name)
 
-    def page(self, key, items, module, params):
-        # One page of a list result, cached; the cursor is the index of its first item. The
-        # entries are described by module.describe (imported when the page is first built).
+    def page(self, key, items, describe, params):
+        # One page of a list result, cached; the cursor is the index of its first item. Its
+        # entries are described by tinymcp.listing's function of that name, imported when the
+        # page is first built and released once it is encoded (a page is built once a session).
         cursor = params.get("cursor")
         start = 0
         if cursor is not None:
@@ -354,12 +355,13 @@ class Server:
             # Encoded entry by entry: one entry's dicts at a time, never the whole page's.
             end = start + self.page_size
             era = self.era
-            describe = __import__(module, None, None, ("describe",)).describe
+            describe = getattr(__import__("tinymcp.listing", None, None, (describe,)), describe)
             parts = [b'{"' + key.encode() + b'":[']
             for item in items[start:end]:
                 if len(parts) > 1:
                     parts.append(b",")
                 parts.append(jsonrpc.dumps(describe(item, era)))
+            _release("listing")  # the page is cached: until a change, a session, an era
             parts.append(b"]")
             more = {"nextCursor": str(end)} if end < len(items) else {}
             more = jsonrpc.dumps(self.revision.finish(self, "list", more))  # the revision's fields
@@ -441,7 +443,7 @@ def _set_level(server, params):
 
 
 def _tools_list(server, params):
-    return server.page("tools", _registry(server, "tools").items, "tinymcp.tools", params)
+    return server.page("tools", _registry(server, "tools").items, "tool", params)
 
 
 def _tools_call(server, params):
@@ -449,13 +451,12 @@ def _tools_call(server, params):
 
 
 def _resources_list(server, params):
-    return server.page("resources", _registry(server, "resources").static, "tinymcp.resources",
-                       params)
+    return server.page("resources", _registry(server, "resources").static, "resource", params)
 
 
 def _templates_list(server, params):
     return server.page("resourceTemplates", _registry(server, "resources").templates,
-                       "tinymcp.resources", params)
+                       "resource", params)
 
 
 def _resources_read(server, params):
