@@ -1,7 +1,7 @@
 # The MCP server: registration, one handler table, dispatch. What a protocol revision decides (the
 # envelope, which methods exist, how the client is asked and told) is the revision's.
 from tinymcp import jsonrpc
-from tinymcp.jsonrpc import RpcError, Structured, must
+from tinymcp.jsonrpc import RpcError, must
 from tinymcp.protocol import (VERSIONS, LATEST, LEVELS, VERSION_META, BATCHES,
                               INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR,
                               OWNER_ENDED)
@@ -40,7 +40,7 @@ class Server:
         self.idle = []          # fn() run by the serve loop when it is idle (samplers)
         self.work = None        # generator tools in progress (tinymcp/tasks.py), stepped by it
         self.revision = HANDSHAKE  # until a 2026-07-28 request decides otherwise
-        self.structured = Structured()
+        self.structured = [None, True, None]  # tools/call's answer for a dict (jsonrpc.py)
         self.busy = False
         self.running = None     # id of the request being handled, its progress token, and
         self.token = None       # whether the client cancelled it
@@ -389,7 +389,7 @@ def _registry(server, kind):
 
 
 # -- the handlers: fn(server, params) -> a result (dict, encoded bytes or a page's encoded
-# pieces, Structured) ----------------------------------------------------------------------
+# pieces, a tool's structured reply) -----------------------------------------------------------
 
 def _initialize(server, params):
     asked = params.get("protocolVersion")

@@ -89,10 +89,10 @@ def shape(value, structured, server):
             x = value[key]
             if type(x) is float and x - x != 0:
                 return error_result("the tool's result holds NaN or infinity in '" + key + "'")
-        reply = server.structured
-        reply.value = value
-        reply.full = server.era >= 2
-        reply.tail = None  # the revision's finish() adds its own
+        reply = server.structured  # [value, full, tail] (jsonrpc.py), refilled
+        reply[0] = value
+        reply[1] = server.era >= 2
+        reply[2] = None  # the revision's finish() adds its own
         return reply
     if type(value) is str:
         return {"content": [{"type": "text", "text": value}]}
