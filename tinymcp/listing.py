@@ -1,7 +1,8 @@
-# The entries of a list result: tools/list, resources/list, resources/templates/list and
+# The pages of list results: tools/list, resources/list, resources/templates/list and
 # prompts/list. A page is built once a session (it is kept encoded, Server.page), so this module
-# is imported for that and released after it.
+# is imported for that and released after it (Server.once).
 from tinymcp import schema
+from tinymcp.jsonrpc import dumps
 from tinymcp.protocol import const
 
 # Where an entry keeps what its list entry says (the layouts are tools.py's, resources.py's and
@@ -17,6 +18,28 @@ _RES_MIME = const(4)
 _RES_TITLE = const(5)
 _RES_PARTS = const(8)
 _HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")  # packed in order
+
+
+def page(server, key, items, start):
+    # The page of items from start, encoded entry by entry (one entry's dicts at a time, never
+    # the whole page's) and kept as its pieces: a joined page would want one block of its whole
+    # size (4.6 KB for the sim board's tools), and the pieces alive beside it while it is made.
+    describe = tool if key == "tools" else prompt if key == "prompts" else resource
+    end = start + server.page_size
+    era = server.era
+    parts = [b'{"' + key.encode() + b'":[']
+    for item in items[start:end]:
+        if len(parts) > 1:
+            parts.append(b",")
+        parts.append(dumps(describe(item, era)))
+    parts.append(b"]")
+    more = {"nextCursor": str(end)} if end < len(items) else {}
+    more = dumps(server.revision.finish(server, "list", more))  # the revision's fields
+    if len(more) > 2:
+        parts.append(b"," + more[1:])
+    else:
+        parts.append(b"}")
+    return tuple(parts)
 
 
 def head(name, title, description, era):

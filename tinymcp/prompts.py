@@ -49,7 +49,7 @@ class Prompts(Registry):
 
 # The prompts/* methods, in the server's table from its first prompt on (Server.add_methods).
 def _list(server, params):
-    return server.page("prompts", server.prompts.items, "prompt", params)
+    return server.page("prompts", server.prompts.items, params)
 
 
 def _get(server, params):

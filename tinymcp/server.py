@@ -330,19 +330,19 @@ class Server:
             self.cache[key] = out
         return out
 
-    def once(self, name, fn):
-        # fn(self) of tinymcp.<name>, a module of what runs once a session (its result is kept
-        # encoded): imported for the call and released after it.
+    def once(self, name, fn, *args):
+        # fn(self, *args) of tinymcp.<name>, a module of what runs once a session (its result is
+        # kept encoded): imported for the call and released after it.
         module = __import__("tinymcp." + name, None, None, (fn,))
         try:
-            return getattr(module, fn)(self)
+            return getattr(module, fn)(self, *args)
         finally:
             _release(name)
 
-    def page(self, key, items, describe, params):
-        # One page of a list result, cached; the cursor is the index of its first item. Its
-        # entries are described by tinymcp.listing's function of that name, imported when the
-        # page is first built and released once it is encoded (a page is built once a session).
+    def page(self, key, items, params):
+        # One page of a list result, cached; the cursor is the index of its first item. Built by
+        # tinymcp/listing.py, loaded for it: a page is built once a session (again after a list
+        # change, in a new session or another protocol version).
         cursor = params.get("cursor")
         start = 0
         if cursor is not None:
@@ -352,27 +352,7 @@ class Server:
         name = key if start == 0 else key + str(start)
         out = self.cache.get(name)
         if out is None:
-            # Encoded entry by entry: one entry's dicts at a time, never the whole page's.
-            end = start + self.page_size
-            era = self.era
-            describe = getattr(__import__("tinymcp.listing", None, None, (describe,)), describe)
-            parts = [b'{"' + key.encode() + b'":[']
-            for item in items[start:end]:
-                if len(parts) > 1:
-                    parts.append(b",")
-                parts.append(jsonrpc.dumps(describe(item, era)))
-            _release("listing")  # the page is cached: until a change, a session, an era
-            parts.append(b"]")
-            more = {"nextCursor": str(end)} if end < len(items) else {}
-            more = jsonrpc.dumps(self.revision.finish(self, "list", more))  # the revision's fields
-            if len(more) > 2:
-                parts.append(b"," + more[1:])
-            else:
-                parts.append(b"}")
-            # Kept as its pieces: a joined page would want one block of its whole size (4.6 KB
-            # for the sim board's tools), and the pieces alive beside it while it is made.
-            out = tuple(parts)
-            self.cache[name] = out
+            out = self.cache[name] = self.once("listing", "page", key, items, start)
         return out
 
 
@@ -443,7 +423,7 @@ def _set_level(server, params):
 
 
 def _tools_list(server, params):
-    return server.page("tools", _registry(server, "tools").items, "tool", params)
+    return server.page("tools", _registry(server, "tools").items, params)
 
 
 def _tools_call(server, params):
@@ -451,12 +431,11 @@ def _tools_call(server, params):
 
 
 def _resources_list(server, params):
-    return server.page("resources", _registry(server, "resources").static, "resource", params)
+    return server.page("resources", _registry(server, "resources").static, params)
 
 
 def _templates_list(server, params):
-    return server.page("resourceTemplates", _registry(server, "resources").templates,
-                       "resource", params)
+    return server.page("resourceTemplates", _registry(server, "resources").templates, params)
 
 
 def _resources_read(server, params):
