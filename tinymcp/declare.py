@@ -4,7 +4,7 @@
 from tinymcp.protocol import LINK_KEY
 
 
-def initialize_result(server):
+def initialize(server):
     info = server.info
     if server.era < 2 and "title" in info:
         info = {"name": info["name"], "version": info["version"]}
@@ -17,7 +17,7 @@ def initialize_result(server):
     return result
 
 
-def discover_result(server):
+def discover(server):
     # server/discover's answer but for the versions, which are the stateless revision's.
     result = {"capabilities": capabilities(server)}
     if server.instructions:

@@ -395,7 +395,7 @@ def _initialize(server, params):
 
 
 def _initialize_result(server):
-    return server.once("declare", "initialize_result")
+    return server.once("declare", "initialize")
 
 
 def _release(name):

@@ -284,7 +284,7 @@ def _discover(server, params):
 
 
 def _discover_result(server):
-    result = server.once("declare", "discover_result")
+    result = server.once("declare", "discover")
     result["supportedVersions"] = list(VERSIONS)
     return result
 
