@@ -2,7 +2,7 @@
 # envelope, which methods exist, how the client is asked and told) is the revision's.
 from tinymcp import jsonrpc
 from tinymcp.jsonrpc import RpcError, must
-from tinymcp.protocol import (VERSIONS, LATEST, LEVELS, VERSION_META, BATCHES,
+from tinymcp.protocol import (VERSIONS, LEVELS, VERSION_META, BATCHES,
                               INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR,
                               OWNER_ENDED)
 from tinymcp.revision import HANDSHAKE
@@ -372,30 +372,9 @@ def _registry(server, kind):
 # pieces, a tool's structured reply) -----------------------------------------------------------
 
 def _initialize(server, params):
-    asked = params.get("protocolVersion")
-    if type(asked) is not str:
-        raise RpcError(INVALID_PARAMS, must("protocolVersion", "a string"))
-    previous = server.version
-    if server.initialized:  # a new session on the same link: the last one's leases end
-        server.end_session()
-        server.opened += 1
-        server.session = server.opened
-    server._reset()
-    version = asked if asked in VERSIONS else LATEST
-    if version != previous:
-        server.cache = {}  # cached results are written for one protocol version
-    server.version = version
-    server.era = len(VERSIONS) - 1 - VERSIONS.index(version)
-    caps = params.get("capabilities")
-    server.client_capabilities = caps if type(caps) is dict else {}
-    server.initialized = True
-    server.log_level = 1  # info
+    # Once a session: the handshake is tinymcp/declare.py's, loaded for it.
     _release("stateless")  # a client that probed 2026-07-28 first and fell back
-    return server.cached("initialize", _initialize_result)
-
-
-def _initialize_result(server):
-    return server.once("declare", "initialize")
+    return server.once("declare", "initialize", params)
 
 
 def _release(name):
