@@ -7,7 +7,6 @@
 # requested uri and an application/octet-stream mimeType: the bridge restores them all.
 # Loaded by a channel that offers the CBOR link; used from the first CBOR frame on.
 from tinymcp import cbor, jsonrpc
-from tinymcp.jsonrpc import Structured
 
 # CRC-32 (IEEE, as zlib) a nibble at a time: 16 table entries, for ports without binascii.crc32.
 _TABLE = (0x00000000, 0x1DB71064, 0x3B6E20C8, 0x26D930AC, 0x76DC4190, 0x6B6B51F4, 0x4DB26158,
@@ -173,12 +172,13 @@ class CborLink:
         write(b"\x66result")
         if type(result) is bytes or type(result) is tuple:  # a cached JSON result or page
             write(self._cbor_of(result))
-        elif type(result) is Structured:
+        elif type(result) is list:  # a tool's dict (jsonrpc.py's structured reply)
             # The text mirror is left out: the bridge rebuilds it from structuredContent.
-            value = {"structuredContent": result.value} if result.full else \
-                {"content": [{"type": "text", "text": jsonrpc.text(result.value)}]}
-            if result.tail:  # fields a revision adds, kept as JSON for the JSON link
-                value.update(jsonrpc.loads(b"{" + result.tail[1:] + b"}"))
+            value, full, tail = result
+            value = {"structuredContent": value} if full else \
+                {"content": [{"type": "text", "text": jsonrpc.text(value)}]}
+            if tail:  # fields a revision adds, kept as JSON for the JSON link
+                value.update(jsonrpc.loads(b"{" + tail[1:] + b"}"))
             cbor.dump(value, write)
         else:
             cbor.dump(self._trim(result), write)

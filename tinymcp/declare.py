@@ -1,10 +1,33 @@
-# What a server declares about itself: initialize's result and the capabilities server/discover
-# names too. Each runs once a session (its answer is cached encoded), so this module is imported
-# for that and released after it (Server.once).
-from tinymcp.protocol import LINK_KEY
+# The handshake, and what a server declares about itself: initialize's result and the
+# capabilities server/discover names too. Each runs once a session (its answer is cached
+# encoded), so this module is imported for that and released after it (Server.once).
+from tinymcp.jsonrpc import RpcError, INVALID_PARAMS, must
+from tinymcp.protocol import LINK_KEY, VERSIONS, LATEST
 
 
-def initialize_result(server):
+def initialize(server, params):
+    asked = params.get("protocolVersion")
+    if type(asked) is not str:
+        raise RpcError(INVALID_PARAMS, must("protocolVersion", "a string"))
+    previous = server.version
+    if server.initialized:  # a new session on the same link: the last one's leases end
+        server.end_session()
+        server.opened += 1
+        server.session = server.opened
+    server._reset()
+    version = asked if asked in VERSIONS else LATEST
+    if version != previous:
+        server.cache = {}  # cached results are written for one protocol version
+    server.version = version
+    server.era = len(VERSIONS) - 1 - VERSIONS.index(version)
+    caps = params.get("capabilities")
+    server.client_capabilities = caps if type(caps) is dict else {}
+    server.initialized = True
+    server.log_level = 1  # info
+    return server.cached("initialize", _result)
+
+
+def _result(server):
     info = server.info
     if server.era < 2 and "title" in info:
         info = {"name": info["name"], "version": info["version"]}
@@ -17,7 +40,7 @@ def initialize_result(server):
     return result
 
 
-def discover_result(server):
+def discover(server):
     # server/discover's answer but for the versions, which are the stateless revision's.
     result = {"capabilities": capabilities(server)}
     if server.instructions:

@@ -58,13 +58,11 @@ except TypeError:  # CPython: bytes -> str straight from the buffer, then one de
         return _decode(frame if type(frame) is str else str(frame, "utf-8"))
 
 
-class Structured:
-    # A tools/call answer for a dict: structuredContent with its JSON text mirror in content.
-    # One per server, refilled for every call (no allocation); each link writes it its way.
-    def __init__(self):
-        self.value = None
-        self.full = True    # structuredContent too (protocol 2025-06-18 and later)
-        self.tail = None    # pre-encoded JSON fields the revision adds to every result
+# A tools/call answer for a dict, structuredContent with its JSON text mirror in content, is a
+# list [value, full, tail] (no other result is a list): full, structuredContent too (protocol
+# 2025-06-18 and later); tail, pre-encoded JSON fields the revision adds to every result. One per
+# server (Server.structured), refilled for every call (no allocation); each link writes it its
+# way.
 
 
 _HEAD = b'{"jsonrpc":"2.0","id":'
@@ -86,7 +84,7 @@ class JsonLink:
             elif type(result) is tuple:    # a list page, encoded once, kept in pieces
                 for piece in result:
                     out.put(piece)
-            elif type(result) is Structured:
+            elif type(result) is list:     # a tool's dict (a structured reply, above)
                 self._structured(result)
             else:
                 out.json(_base64_data(result))
@@ -99,17 +97,18 @@ class JsonLink:
         out.end()
 
     def _structured(self, reply):
+        value, full, tail = reply
         out = self.out
         out.put(b'{"content":[{"type":"text","text":')
-        middle = b'}],"structuredContent":' if reply.full else b"}]"
-        if not out.mirror(reply.value, middle, reply.full):
-            mirror = text(reply.value)
+        middle = b'}],"structuredContent":' if full else b"}]"
+        if not out.mirror(value, middle, full):
+            mirror = text(value)
             out.json(mirror)
             out.put(middle)
-            if reply.full:
+            if full:
                 out.put(mirror)
-        if reply.tail:
-            out.put(reply.tail)
+        if tail:
+            out.put(tail)
         out.put(b"}")
 
     def error(self, rid, code, message, data=None):

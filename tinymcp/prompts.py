@@ -1,24 +1,9 @@
 # Prompts: a function filling a message template from string arguments.
 from tinymcp.jsonrpc import RpcError, INVALID_PARAMS
-from tinymcp.registry import Registry, head
+from tinymcp.registry import Registry
 
 # An entry: (name, fn, description, arguments, title, complete); arguments is
-# [(name, description, required)].
-
-
-def describe(prompt, era):
-    d = head(prompt[0], prompt[4], prompt[2], era)
-    if prompt[3]:
-        d["arguments"] = [_argument(a) for a in prompt[3]]
-    return d
-
-
-def _argument(arg):
-    d = {"name": arg[0]}
-    if arg[1]:
-        d["description"] = arg[1]
-    d["required"] = arg[2]
-    return d
+# [(name, description, required)]. Its list entry is tinymcp/listing.py's.
 
 
 def _text_message(text):
@@ -64,7 +49,7 @@ class Prompts(Registry):
 
 # The prompts/* methods, in the server's table from its first prompt on (Server.add_methods).
 def _list(server, params):
-    return server.page("prompts", server.prompts.items, "tinymcp.prompts", params)
+    return server.page("prompts", server.prompts.items, params)
 
 
 def _get(server, params):

@@ -34,12 +34,3 @@ class Registry:
             raise RpcError(INVALID_PARAMS, "Unknown " + what + ": " + name)
         return entry
 
-
-def head(name, title, description, era):
-    # The fields a tool, prompt or resource entry of a list result starts with.
-    d = {"name": name}
-    if title and era >= 2:
-        d["title"] = title
-    if description:
-        d["description"] = description
-    return d

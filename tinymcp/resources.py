@@ -2,26 +2,14 @@
 from tinymcp.jsonrpc import (BINARY, RpcError, INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND,
                              must, text)
 from tinymcp.protocol import const
-from tinymcp.registry import head
 
 # An entry: (uri, fn, name, description, mime, title, watch, complete, parts); parts is None for
-# an exact URI, else (literals, variables) of the template.
+# an exact URI, else (literals, variables) of the template. Its list entry is tinymcp/listing.py's.
 _FN = const(1)
-_NAME = const(2)
-_DESCRIPTION = const(3)
 MIME = const(4)
-_TITLE = const(5)
 WATCH = const(6)
 COMPLETE = const(7)
 _PARTS = const(8)
-
-
-def describe(res, era):
-    d = head(res[_NAME], res[_TITLE], res[_DESCRIPTION], era)
-    d["uriTemplate" if res[_PARTS] else "uri"] = res[0]
-    if res[MIME]:
-        d["mimeType"] = res[MIME]
-    return d
 
 
 class Resources:

@@ -1,8 +1,8 @@
 # The MCP server: registration, one handler table, dispatch. What a protocol revision decides (the
 # envelope, which methods exist, how the client is asked and told) is the revision's.
 from tinymcp import jsonrpc
-from tinymcp.jsonrpc import RpcError, Structured, must
-from tinymcp.protocol import (VERSIONS, LATEST, LEVELS, VERSION_META, BATCHES,
+from tinymcp.jsonrpc import RpcError, must
+from tinymcp.protocol import (VERSIONS, LEVELS, VERSION_META, BATCHES,
                               INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR,
                               OWNER_ENDED)
 from tinymcp.revision import HANDSHAKE
@@ -40,7 +40,7 @@ class Server:
         self.idle = []          # fn() run by the serve loop when it is idle (samplers)
         self.work = None        # generator tools in progress (tinymcp/tasks.py), stepped by it
         self.revision = HANDSHAKE  # until a 2026-07-28 request decides otherwise
-        self.structured = Structured()
+        self.structured = [None, True, None]  # tools/call's answer for a dict (jsonrpc.py)
         self.busy = False
         self.running = None     # id of the request being handled, its progress token, and
         self.token = None       # whether the client cancelled it
@@ -339,9 +339,10 @@ class Server:
         finally:
             _release(name)
 
-    def page(self, key, items, module, params):
-        # One page of a list result, cached; the cursor is the index of its first item. The
-        # entries are described by module.describe (imported when the page is first built).
+    def page(self, key, items, params):
+        # One page of a list result, cached; the cursor is the index of its first item. Built by
+        # tinymcp/listing.py, loaded for it: a page is built once a session (again after a list
+        # change, in a new session or another protocol version).
         cursor = params.get("cursor")
         start = 0
         if cursor is not None:
@@ -351,26 +352,7 @@ class Server:
         name = key if start == 0 else key + str(start)
         out = self.cache.get(name)
         if out is None:
-            # Encoded entry by entry: one entry's dicts at a time, never the whole page's.
-            end = start + self.page_size
-            era = self.era
-            describe = __import__(module, None, None, ("describe",)).describe
-            parts = [b'{"' + key.encode() + b'":[']
-            for item in items[start:end]:
-                if len(parts) > 1:
-                    parts.append(b",")
-                parts.append(jsonrpc.dumps(describe(item, era)))
-            parts.append(b"]")
-            more = {"nextCursor": str(end)} if end < len(items) else {}
-            more = jsonrpc.dumps(self.revision.finish(self, "list", more))  # the revision's fields
-            if len(more) > 2:
-                parts.append(b"," + more[1:])
-            else:
-                parts.append(b"}")
-            # Kept as its pieces: a joined page would want one block of its whole size (4.6 KB
-            # for the sim board's tools), and the pieces alive beside it while it is made.
-            out = tuple(parts)
-            self.cache[name] = out
+            out = self.cache[name] = self.once("listing", "page", key, items, start)
         return out
 
 
@@ -387,33 +369,12 @@ def _registry(server, kind):
 
 
 # -- the handlers: fn(server, params) -> a result (dict, encoded bytes or a page's encoded
-# pieces, Structured) ----------------------------------------------------------------------
+# pieces, a tool's structured reply) -----------------------------------------------------------
 
 def _initialize(server, params):
-    asked = params.get("protocolVersion")
-    if type(asked) is not str:
-        raise RpcError(INVALID_PARAMS, must("protocolVersion", "a string"))
-    previous = server.version
-    if server.initialized:  # a new session on the same link: the last one's leases end
-        server.end_session()
-        server.opened += 1
-        server.session = server.opened
-    server._reset()
-    version = asked if asked in VERSIONS else LATEST
-    if version != previous:
-        server.cache = {}  # cached results are written for one protocol version
-    server.version = version
-    server.era = len(VERSIONS) - 1 - VERSIONS.index(version)
-    caps = params.get("capabilities")
-    server.client_capabilities = caps if type(caps) is dict else {}
-    server.initialized = True
-    server.log_level = 1  # info
+    # Once a session: the handshake is tinymcp/declare.py's, loaded for it.
     _release("stateless")  # a client that probed 2026-07-28 first and fell back
-    return server.cached("initialize", _initialize_result)
-
-
-def _initialize_result(server):
-    return server.once("declare", "initialize_result")
+    return server.once("declare", "initialize", params)
 
 
 def _release(name):
@@ -441,7 +402,7 @@ def _set_level(server, params):
 
 
 def _tools_list(server, params):
-    return server.page("tools", _registry(server, "tools").items, "tinymcp.tools", params)
+    return server.page("tools", _registry(server, "tools").items, params)
 
 
 def _tools_call(server, params):
@@ -449,13 +410,11 @@ def _tools_call(server, params):
 
 
 def _resources_list(server, params):
-    return server.page("resources", _registry(server, "resources").static, "tinymcp.resources",
-                       params)
+    return server.page("resources", _registry(server, "resources").static, params)
 
 
 def _templates_list(server, params):
-    return server.page("resourceTemplates", _registry(server, "resources").templates,
-                       "tinymcp.resources", params)
+    return server.page("resourceTemplates", _registry(server, "resources").templates, params)
 
 
 def _resources_read(server, params):

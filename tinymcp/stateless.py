@@ -1,7 +1,7 @@
 # The stateless 2026-07-28 revision: per-request _meta, server/discover, subscriptions/listen and
 # input-required results. A revision strategy (see tinymcp/revision.py); loaded only when a
 # connection's first request speaks it.
-from tinymcp.jsonrpc import RpcError, Structured, dumps, loads, text
+from tinymcp.jsonrpc import RpcError, dumps, loads, text
 from tinymcp.protocol import (STATELESS, VERSIONS as HANDSHAKE_VERSIONS, LEVELS, INVALID_PARAMS,
                               INVALID_REQUEST, METHOD_NOT_FOUND, INTERNAL_ERROR,
                               RESOURCE_NOT_FOUND, MISSING_CAPABILITY, UNSUPPORTED_VERSION,
@@ -121,8 +121,8 @@ class Stateless:
         # resultType and serverInfo on every result, cache hints on the cacheable ones.
         if type(result) is bytes or type(result) is tuple:  # encoded, finished before that
             return result
-        if type(result) is Structured:
-            result.tail = self.tail
+        if type(result) is list:  # a tool's dict (jsonrpc.py's structured reply): its tail
+            result[2] = self.tail
             return result
         result.setdefault("resultType", "complete")
         if method == "list" or method == "server/discover":
@@ -284,7 +284,7 @@ def _discover(server, params):
 
 
 def _discover_result(server):
-    result = server.once("declare", "discover_result")
+    result = server.once("declare", "discover")
     result["supportedVersions"] = list(VERSIONS)
     return result
 

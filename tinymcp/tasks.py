@@ -6,7 +6,7 @@
 import time
 
 from tinymcp.clock import ticks_diff, ticks_ms
-from tinymcp.jsonrpc import RpcError, Structured, must, text
+from tinymcp.jsonrpc import RpcError, must, text
 from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND,
                               MISSING_CAPABILITY, const)
 from tinymcp.tools import error_result, shape
@@ -287,12 +287,13 @@ def _state(task, era):
 
 
 def _plain(result):
-    # A result as a dict of its own: the server's one Structured is refilled by the next call.
-    if type(result) is not Structured:
+    # A result as a dict of its own: the server's one structured reply (a list, see
+    # jsonrpc.py) is refilled by the next call.
+    if type(result) is not list:
         return result
-    value = result.value
+    value, full, _tail = result
     out = {"content": [{"type": "text", "text": text(value)}]}
-    if result.full:
+    if full:
         out["structuredContent"] = value
     return out
 

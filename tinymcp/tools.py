@@ -1,48 +1,26 @@
 # Tools: one decorated function each; its declared schema drives tools/list and validation.
 from tinymcp import schema
 from tinymcp.protocol import const
-from tinymcp.registry import Registry, head
+from tinymcp.registry import Registry
 
 # An entry: (name, fn, description, inputs, outputs, title, hints, wants_ctx). inputs and outputs
-# are kept as declared (the compact form or a whole schema); hints packs the annotations.
+# are kept as declared (the compact form or a whole schema); hints packs the annotations. Its list
+# entry is tinymcp/listing.py's.
 _FN = const(1)
-_DESCRIPTION = const(2)
 _INPUTS = const(3)
 _OUTPUTS = const(4)
-_TITLE = const(5)
 _HINTS = const(6)
 _CTX = const(7)
-HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 
 def pack_hints(values):
-    # (True/False/None, ...) in HINTS order -> one small int, two bits a hint (0 = not given).
+    # (read_only, destructive, idempotent, open_world), each True/False/None -> one small int,
+    # two bits a hint (0 = not given), in the order tinymcp/listing.py reads them.
     packed = 0
     for i in range(len(values)):
         if values[i] is not None:
             packed |= (2 if values[i] else 1) << (2 * i)
     return packed
-
-
-def describe(tool, era):
-    d = head(tool[0], tool[_TITLE], tool[_DESCRIPTION], era)
-    d["inputSchema"] = schema.obj(tool[_INPUTS])
-    if tool[_OUTPUTS] is not None and era >= 2:
-        d["outputSchema"] = schema.obj(tool[_OUTPUTS])
-    hints = tool[_HINTS]
-    if hints >> 8 and era == 3:  # 2025-11-25; 2026-07-28 tasks are server-directed
-        d["execution"] = {"taskSupport": "required" if hints >> 8 == 2 else "optional"}
-    hints &= 0xFF
-    if era >= 1 and (hints or tool[_TITLE]):
-        notes = {}
-        if tool[_TITLE]:
-            notes["title"] = tool[_TITLE]
-        for i in range(len(HINTS)):
-            bits = (hints >> (2 * i)) & 3
-            if bits:
-                notes[HINTS[i]] = bits == 2
-        d["annotations"] = notes
-    return d
 
 
 def error_result(text):
@@ -111,10 +89,10 @@ def shape(value, structured, server):
             x = value[key]
             if type(x) is float and x - x != 0:
                 return error_result("the tool's result holds NaN or infinity in '" + key + "'")
-        reply = server.structured
-        reply.value = value
-        reply.full = server.era >= 2
-        reply.tail = None  # the revision's finish() adds its own
+        reply = server.structured  # [value, full, tail] (jsonrpc.py), refilled
+        reply[0] = value
+        reply[1] = server.era >= 2
+        reply[2] = None  # the revision's finish() adds its own
         return reply
     if type(value) is str:
         return {"content": [{"type": "text", "text": value}]}

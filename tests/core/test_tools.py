@@ -166,6 +166,25 @@ def test_tools_list_answer_is_built_once_and_reused():
     assert first.replace(b'"id":1', b'"id":2') == server.handle(frame("tools/list", id=2))
 
 
+def test_the_listing_code_is_loaded_for_a_page_and_released_once_it_is_encoded():
+    import sys
+    server = ready()
+    assert "tinymcp.listing" not in sys.modules
+    first = result(server, "tools/list")["tools"]
+    assert "tinymcp.listing" not in sys.modules  # the page is cached encoded: not needed
+    server.tool("late", "arrives late")(lambda: "hi")  # a list change: the page is made again
+    assert [t["name"] for t in result(server, "tools/list")["tools"]] == ["add", "fail", "echo",
+                                                                           "late"]
+    assert "tinymcp.listing" not in sys.modules
+    server.remove("tools", "late")
+    server.open_session()  # a new session, in an older version: encoded again, its own way
+    initialize(server, "2025-03-26")
+    again = result(server, "tools/list")["tools"]
+    assert [t["name"] for t in again] == [t["name"] for t in first]
+    assert "outputSchema" in first[0] and "outputSchema" not in again[0]
+    assert "tinymcp.listing" not in sys.modules
+
+
 def test_tools_added_or_removed_after_initialize_announce_list_changed():
     server = ready()
     notifications(server)

@@ -364,7 +364,7 @@ def stages(server):
         stage("call:     - the tool function, fn(**args)", lambda: tool[1](**args))
         stage("call:  - the JSON link writes the answer (envelope, text mirror)",
               lambda: link.result(4711, reply))
-        stage("call:     - alt: json.dump of its dict to a stream", lambda: dump_to_stream(reply.value))
+        stage("call:     - alt: json.dump of its dict to a stream", lambda: dump_to_stream(reply[0]))
     except Exception as e:
         found["call stages (error)"] = e.__class__.__name__ + ": " + str(e)
     stage("call: handle() total (a bytes answer)", lambda: server.handle(adc))
