@@ -332,7 +332,7 @@ class Server:
 
     def once(self, name, fn, *args):
         # fn(self, *args) of tinymcp.<name>, a module of what runs once a session (its result is
-        # kept encoded): imported for the call and released after it.
+        # kept encoded) or once a call: imported for the call and released after it.
         module = __import__("tinymcp." + name, None, None, (fn,))
         try:
             return getattr(module, fn)(self, *args)

@@ -712,6 +712,9 @@ def rows_for(results):
             add("held, `import tinymcp` alone", ref["held_core"], None, kib(ref["held_core"]))
             add("held after a session (caches filled), sim board", sim["held_session"], None,
                 kib(sim["held_session"]))
+            if "held_history" in sim:
+                add("held after that session called the history tools and resources once, sim "
+                    "board", sim["held_history"], None, kib(sim["held_history"]))
             if "loop_call_mean" in sim:
                 add("per tools/call (mean of 3 tools), serve loop, sim board", sim["loop_call_mean"], 256)
                 add("per tools/call (mean of 3 tools), serve loop, reference board",

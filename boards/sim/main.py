@@ -74,8 +74,7 @@ def build(world=None, bench=None):
         bench = "--bench" in sys.argv or _env("TINYMCP_SIM_BENCH") == "1"
     server = Server("tinymcp-sim", "0.1.0", title="tinymcp simulated board",
                     instructions="A simulated board: read its temperature "
-                                 "sensor and ADC channels, switch its LED."
-                                 + (" Its I2C bus has a BME280 and an SHT3x." if bench else ""))
+                                 "sensor and ADC channels, switch its LED.")
     # Who it is, for a bridge that finds boards by identity: --id ID or $TINYMCP_SIM_ID.
     server.identity = _option("--id") or _env("TINYMCP_SIM_ID") or "sim"
     # The same drivers a Pico runs, over simulated parts.
@@ -128,39 +127,15 @@ def _attach_sample(server, read):
 
 
 def _attach_bench(server, world, readings):
-    from tinymcp.sensors import bme280, gpio, i2cscan, sht3x, simchips
-    gpio.attach(server, gpio.Pins(inputs={14: world.button}, outputs={15: world.relay},
-                                  pwm={16: world.fan}))
-    world.i2c = simchips.I2C(simchips.BME280Chip(0x76, world.air),
-                             simchips.SHT3xChip(0x44, world.air))
-    i2cscan.attach(server, world.i2c, wiring="simulated")
-    world.bme280 = bme280.attach(server, bme280.BME280(world.i2c, 0x76))
-    world.sht3x = sht3x.attach(server, sht3x.SHT3x(world.i2c, 0x44))
-    readings.track("humidity", lambda: world.sht3x.read()["rh"], "%")
-    readings.track("pressure", lambda: world.bme280.read()["hpa"], "hPa")
-    _clear_history(server, readings)
-
-
-def _clear_history(server, readings):
-    # A destructive tool behind a confirmation step (tinymcp/confirm.py).
-    from tinymcp.confirm import PENDING, TOKEN, Confirmations
-    from tinymcp.schema import integer, string
-    asks = Confirmations()
-
-    @server.tool("clear_history", "Delete every sample of a quantity the board keeps. Asks "
-                 "first: the call answers what it would delete and a token; repeat it with "
-                 "confirm=token to delete (or the user is asked, where the client can).",
-                 inputs={"quantity": string("A sampled quantity",
-                                            enum=[q.name for q in readings.quantities]),
-                         "confirm?": TOKEN},
-                 outputs={"cleared?": integer("Samples deleted"), "confirm?": PENDING},
-                 title="Clear history", read_only=False, destructive=True, idempotent=False,
-                 open_world=False, ctx=True)
-    def clear_history(ctx, quantity, confirm=None):
-        found = readings.find(quantity)
-        pending = asks.check(ctx, ("clear_history", quantity), confirm, "Delete the "
-                             + str(found.count) + " " + quantity + " samples kept on the board")
-        return pending or {"cleared": found.clear()}
+    # The I2C bench and the GPIO pins (boards/sim/simbench.py, beside this file): loaded only
+    # when asked for, so the board as CONTRACT shows it holds none of that code.
+    try:
+        import simbench
+    except ImportError:  # this file not run as a script: its folder is not on the path
+        here = globals().get("__file__", "")
+        sys.path.append(here[:max(here.rfind("/"), here.rfind("\\"))] or ".")
+        import simbench
+    simbench.attach(server, world, readings)
 
 
 def _env(name):

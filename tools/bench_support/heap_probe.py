@@ -110,6 +110,18 @@ PING = buffer(b'{"jsonrpc":"2.0","id":4712,"method":"ping"}')
 LIST = buffer(b'{"jsonrpc":"2.0","id":4713,"method":"tools/list"}')
 READ = buffer(b'{"jsonrpc":"2.0","id":4714,"method":"resources/read",'
               b'"params":{"uri":"sensor://temperature"}}')
+# The sim board's history, each tool and resource once (tinymcp/historytools.py loads per call).
+HISTORY = (
+    buffer(b'{"jsonrpc":"2.0","id":4716,"method":"tools/call","params":{"name":"read_history",'
+           b'"arguments":{"quantity":"temperature"}}}'),
+    buffer(b'{"jsonrpc":"2.0","id":4716,"method":"tools/call","params":{"name":"plot_history",'
+           b'"arguments":{"quantity":"temperature"}}}'),
+    buffer(b'{"jsonrpc":"2.0","id":4716,"method":"tools/call","params":{"name":"set_alert",'
+           b'"arguments":{"quantity":"temperature","above":30}}}'),
+    buffer(b'{"jsonrpc":"2.0","id":4716,"method":"resources/read",'
+           b'"params":{"uri":"sensor://temperature/history"}}'),
+    buffer(b'{"jsonrpc":"2.0","id":4716,"method":"resources/read",'
+           b'"params":{"uri":"sensor://alerts"}}'))
 
 
 def module_costs():
@@ -281,6 +293,12 @@ def board_costs(board_name):
                                          or b'"isError":true' in reply):
             raise SystemExit("unexpected reply: " + str(reply))
     out["held_session"] = (yield from held()) - base  # caches filled: initialize and tools/list encoded
+    if server.tools.find("read_history") is not None:
+        for frame in HISTORY:
+            reply = server.handle(frame)
+            if reply is None or b'"result"' not in reply or b'"isError":true' in reply:
+                raise SystemExit("unexpected reply: " + str(reply))
+        out["held_history"] = (yield from held()) - base
 
     # handle() returns each answer as bytes of its own: fewer rounds, or a board's heap runs
     # out with the collector off.

@@ -1,7 +1,8 @@
 # The bridge's own wait_for_event, across every board behind it: one ring (tinymcp/events.py's,
-# larger) fed by what the bridge already hears from each board (its alert log lines,
-# resources/updated, list_changed) and by boards arriving and leaving. Each host waits with its
-# own cursor; a wait is an asyncio wait on the ring, at most 50 s, with progress every second.
+# larger, read with tinymcp/eventtools.py) fed by what the bridge already hears from each board
+# (its alert log lines, resources/updated, list_changed) and by boards arriving and leaving.
+# Each host waits with its own cursor; a wait is an asyncio wait on the ring, at most 50 s, with
+# progress every second.
 #
 # Fed from what the boards say rather than by calling each board's wait_for_event: that holds no
 # request open on a board's line (a board serves its requests in turn), needs no ring on the
@@ -11,7 +12,8 @@ import json
 import time
 
 from tinymcp import schema
-from tinymcp.events import MAX_WAIT_S, STEP_MS, Events
+from tinymcp.events import Events
+from tinymcp.eventtools import MAX_WAIT_S, STEP_MS, after, result, since
 
 from tinymcp.host.bridge.catalog import labelled_uri, slug
 
@@ -127,7 +129,7 @@ class BridgeEvents:
         if problem:
             return _error("Invalid arguments for %s: %s" % (TOOL, problem))
         try:
-            first, missed = self.ring.after(args.get("after"))
+            first, missed = after(self.ring, args.get("after"))
         except ValueError as e:
             return _error("%s failed: %s" % (TOOL, e))
         timeout = args.get("timeout_s", DEFAULT_WAIT_S)
@@ -148,7 +150,7 @@ class BridgeEvents:
                     call.notify({"jsonrpc": "2.0", "method": "notifications/progress", "params": {
                         "progressToken": token, "progress": round(waited, 3), "total": timeout,
                         "message": "waiting for events"}})
-        found = self.ring.result(first, missed)
+        found = result(self.ring, first, missed)
         return {"result": {"content": [{"type": "text", "text": json.dumps(found)}],
                            "structuredContent": found}}
 
@@ -158,7 +160,7 @@ class BridgeEvents:
         now_ms = self.ring.clock() - self.ring.start
         wall = time.time()
         return [dict(e, at=wall - (now_ms - e["t_ms"]) / 1000)
-                for e in reversed(self.ring.since(first))]
+                for e in reversed(since(self.ring, first))]
 
 
 def _error(text):
