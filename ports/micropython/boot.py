@@ -12,8 +12,6 @@
 import os
 import sys
 
-from tinymcp.clock import ticks_ms, ticks_diff
-
 SKIP_FLAG = "noserve"
 
 
@@ -32,27 +30,6 @@ def skip_reason(button=None, flag=SKIP_FLAG):
         except OSError:
             pass
     return None
-
-
-class Idle:
-    # Runs in the serve loop's idle poll (every ~200 ms): feeds the watchdog and blinks the
-    # heartbeat LED, then polls subscriptions as usual. A loop that hangs stops both.
-    def __init__(self, poll, led=None, wdt=None, every_ms=500):
-        self.poll = poll
-        self.led = led
-        self.wdt = wdt
-        self.every_ms = every_ms
-        self.last = ticks_ms()
-        self.lit = False
-
-    def __call__(self):
-        if self.wdt is not None:
-            self.wdt.feed()
-        if self.led is not None and ticks_diff(ticks_ms(), self.last) >= self.every_ms:
-            self.last = ticks_ms()
-            self.lit = not self.lit
-            self.led.value(1 if self.lit else 0)
-        self.poll()
 
 
 def start(build, button=None, flag=SKIP_FLAG, heartbeat=None, watchdog_ms=None, stream=None,
@@ -77,6 +54,7 @@ def start(build, button=None, flag=SKIP_FLAG, heartbeat=None, watchdog_ms=None, 
         from machine import WDT
         wdt = WDT(timeout=watchdog_ms)
     if wdt is not None or heartbeat is not None:
+        from ports.micropython.idle import Idle   # loaded only with one of them
         server.poll = Idle(server.poll, heartbeat, wdt)
     try:
         if serve is None and stream is None:

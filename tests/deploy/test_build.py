@@ -80,6 +80,39 @@ def test_the_network_code_follows_the_network_json_the_board_will_hold(repo, boa
     assert usb | network == tcp | network == mqtt == files_of(repo, board)  # None: every mode
 
 
+def board_serving_with(tmp_path, name, serving):
+    # A board folder whose __main__ block is `serving` (a build() with one tool).
+    (tmp_path / name).mkdir()
+    (tmp_path / name / "main.py").write_text(
+        "from tinymcp import Server\n"
+        "def build():\n"
+        "    return Server('t', '0')\n"
+        "if __name__ == '__main__':\n" + serving)
+    return str(tmp_path / name)
+
+
+def test_the_serve_paths_heartbeat_and_uart_stream_ship_only_to_a_board_that_uses_them(
+        repo, tmp_path):
+    idle, uart = "ports/micropython/idle.py", "ports/micropython/uart.py"
+    for board in ("rpi_pico", "esp32", "sim"):   # USB boards without heartbeat or watchdog
+        assert not files_of(repo, board) & {idle, uart}, board
+    boot = "    from ports.micropython.boot import start\n"
+    for serving in ("    import machine\n" + boot + "    start(build, heartbeat=machine.Pin(25))\n",
+                    boot + "    start(build, watchdog_ms=5000)\n",
+                    boot + "    start(build, None, 'noserve', None, 5000)\n",
+                    boot + "    start(build, **{'watchdog_ms': 5000})\n"):
+        files = files_of(repo, board_serving_with(tmp_path, "b%d" % len(os.listdir(tmp_path)),
+                                                  serving))
+        assert idle in files and uart not in files, serving
+    files = files_of(repo, board_serving_with(tmp_path, "off", boot + (
+        "    start(build, heartbeat=None, watchdog_ms=0)\n")))
+    assert idle not in files
+    files = files_of(repo, board_serving_with(tmp_path, "on_uart", (
+        "    import machine\n" + boot + "    from ports.micropython.uart import UARTStream\n"
+        "    start(build, stream=UARTStream(machine.UART(0)))\n")))
+    assert uart in files and idle not in files
+
+
 def test_a_dry_run_builds_for_the_network_json_wifi_and_mqtt_would_write(repo, tmp_path, capsys):
     images = {}
     for name, flags in (("usb", []), ("tcp", ["--wifi", "lab"]),

@@ -86,15 +86,20 @@ def _closure(tree, board, start, everywhere, pruned=()):
     return files
 
 
-def _serve_path(tree, board):
-    # What `if __name__ == "__main__":` in the board's main file imports to serve on the device.
+def _main_blocks(board):
+    # The `if __name__ == "__main__":` blocks of the board's main file: how it serves.
     with open(board.main) as f:
         module = ast.parse(f.read(), board.main)
+    return [node for node in module.body
+            if isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
+            and isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__"]
+
+
+def _serve_path(tree, board):
+    # What `if __name__ == "__main__":` in the board's main file imports to serve on the device.
     names = []
-    for node in module.body:
-        if (isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
-                and isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__"):
-            names.extend(_imports(node, True))
+    for node in _main_blocks(board):
+        names.extend(_imports(node, True))
     found = set()
     for dotted in names:
         parts = dotted.split(".")
@@ -141,6 +146,25 @@ NETWORK_CODE = ("ports/micropython/wifi.py", "ports/tcp.py", "ports/mqtt.py", "p
 NETWORK = {"usb": (), "tcp": NETWORK_CODE[:2], "mqtt": NETWORK_CODE}
 
 
+# boot.start() loads its idle poll (ports/micropython/idle.py) only for a heartbeat LED or a
+# watchdog: shipped when the board's __main__ block passes either (or arguments it cannot see).
+IDLE = "ports/micropython/idle.py"
+
+
+def _wants_idle(board):
+    for block in _main_blocks(board):
+        for node in ast.walk(block):
+            if not isinstance(node, ast.Call):
+                continue
+            if len(node.args) > 3 or any(isinstance(a, ast.Starred) for a in node.args):
+                return True   # start(build, button, flag, heartbeat, ...) or start(*args)
+            for k in node.keywords:
+                if k.arg is None or (k.arg in ("heartbeat", "watchdog_ms") and not (
+                        isinstance(k.value, ast.Constant) and not k.value.value)):
+                    return True
+    return False
+
+
 def network_mode(settings):
     # network.json's parsed contents (None: no such file) -> the NETWORK key it needs.
     if settings is None:
@@ -172,7 +196,9 @@ def board_files(root, board, extra=(), leave_out=(), network=None):
     start.append(main)
     start.extend(extra)
     start.extend(_serve_path(tree, board))
-    pruned = () if network is None else set(NETWORK_CODE) - set(NETWORK[network])
+    pruned = set() if network is None else set(NETWORK_CODE) - set(NETWORK[network])
+    if not everywhere and not _wants_idle(board):
+        pruned.add(IDLE)
     files = _closure(tree, board, start, everywhere, pruned) - set(leave_out)
     return sorted(files), how
 
