@@ -68,6 +68,8 @@ def test_hardware_boards_carry_safe_boot_and_their_drivers_not_the_simulator(rep
     assert "tinymcp/sensors/bme280.py" in files
     assert "tinymcp/sensors/sim.py" not in files and "tinymcp/sensors/simchips.py" not in files
     assert "tinymcp/prompts.py" not in files and "tinymcp/complete.py" not in files
+    # internal.ESP32 loads from its own module, which only the ESP32 board names
+    assert ("tinymcp/sensors/internal_esp32.py" in files) == (board == "esp32")
 
 
 @pytest.mark.parametrize("board", ["rpi_pico", "esp32"])
