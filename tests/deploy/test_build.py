@@ -147,6 +147,25 @@ def test_a_usb_image_given_a_network_json_says_why_and_serves_over_usb(repo, tmp
     assert json.loads(lines[1])["result"]["serverInfo"]["name"] == "wifi-test-board"
 
 
+@pytest.mark.skipif(MICROPYTHON is None, reason="the image runs under micropython")
+def test_a_board_whose_tools_take_lease_s_carries_the_leases_and_a_lease_works(repo, tmp_path):
+    assert "tinymcp/leases.py" in files_of(repo, "rpi_pico")      # set_led takes lease_s
+    assert "tinymcp/leases.py" not in files_of(repo, "conformance")
+    out = tmp_path / "sim"
+    assert main(["--board", "sim", "--dry-run", "--build", str(out), "--root", repo]) == 0
+    frames = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"protocolVersion": "2025-11-25", "capabilities": {}}},
+              {"jsonrpc": "2.0", "method": "notifications/initialized"},
+              {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "set_led", "arguments": {"on": True, "lease_s": 5}}}]
+    run = subprocess.run([MICROPYTHON, "main.py"], cwd=str(out), timeout=60,
+                         input="".join(json.dumps(f) + "\n" for f in frames).encode(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=dict(os.environ, MICROPYPATH="."))
+    answer = json.loads(run.stdout.decode().splitlines()[-1])
+    assert answer["result"]["structuredContent"] == {"on": True, "lease_s": 5}, answer
+
+
 def test_a_board_whose_build_fails_off_the_board_falls_back_to_static_imports(tmp_path, repo):
     root = tmp_path / "repo"
     (root / "boards" / "odd").mkdir(parents=True)

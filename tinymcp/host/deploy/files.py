@@ -188,6 +188,8 @@ def board_files(root, board, extra=(), leave_out=(), network=None):
             start.append("tinymcp/complete.py")   # reached lazily by completion/complete
         if traced.get("long_tools"):
             start.append("tinymcp/tasks.py")      # reached lazily by a long tool's first call
+        if traced.get("leases"):
+            start.append("tinymcp/leases.py")     # reached lazily by a first call with lease_s
         how = "traced"
         everywhere = False
     except (DeployError, subprocess.TimeoutExpired) as e:
