@@ -68,6 +68,7 @@ def test_hardware_boards_carry_safe_boot_and_their_drivers_not_the_simulator(rep
     assert "tinymcp/sensors/bme280.py" in files
     assert "tinymcp/sensors/sim.py" not in files and "tinymcp/sensors/simchips.py" not in files
     assert "tinymcp/prompts.py" not in files and "tinymcp/complete.py" not in files
+    assert "tinymcp/sensors/faults.py" in files   # loaded at a first bus fault, never traced
     # internal.ESP32 loads from its own module, which only the ESP32 board names
     assert ("tinymcp/sensors/internal_esp32.py" in files) == (board == "esp32")
 
@@ -164,6 +165,42 @@ def test_a_board_whose_tools_take_lease_s_carries_the_leases_and_a_lease_works(r
                          env=dict(os.environ, MICROPYPATH="."))
     answer = json.loads(run.stdout.decode().splitlines()[-1])
     assert answer["result"]["structuredContent"] == {"on": True, "lease_s": 5}, answer
+
+
+@pytest.mark.skipif(MICROPYTHON is None, reason="the image runs under micropython")
+def test_a_deployed_board_explains_a_bus_fault(repo, tmp_path):
+    # The advice loads at the first fault, which no trace reaches: it ships with the drivers.
+    (tmp_path / "faulty").mkdir()
+    (tmp_path / "faulty" / "main.py").write_text(
+        "from tinymcp import Server\n"
+        "from tinymcp.sensors import bme280\n"
+        "class Bus:   # nothing answers: every transfer is a NACK\n"
+        "    def readfrom_mem_into(self, *args):\n"
+        "        raise OSError(19)\n"
+        "    writeto_mem = readfrom_mem_into\n"
+        "def build():\n"
+        "    server = Server('faulty', '0')\n"
+        "    bme280.attach(server, bme280.BME280(Bus(), wiring='SDA GP4, SCL GP5'))\n"
+        "    return server\n"
+        "if __name__ == '__main__':\n"
+        "    from ports import serve\n"
+        "    serve(build())\n")
+    out = tmp_path / "image"
+    assert main(["--board", str(tmp_path / "faulty"), "--dry-run", "--build", str(out),
+                 "--root", repo]) == 0
+    frames = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"protocolVersion": "2025-11-25", "capabilities": {}}},
+              {"jsonrpc": "2.0", "method": "notifications/initialized"},
+              {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "read_bme280", "arguments": {}}}]
+    run = subprocess.run([MICROPYTHON, "main.py"], cwd=str(out), timeout=60,
+                         input="".join(json.dumps(f) + "\n" for f in frames).encode(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=dict(os.environ, MICROPYPATH="."))
+    result = json.loads(run.stdout.decode().splitlines()[-1])["result"]
+    assert result["isError"] is True
+    assert "BME280 at 0x76 did not answer on the I2C bus (NACK)" in result["content"][0]["text"]
+    assert "(SDA GP4, SCL GP5)" in result["content"][0]["text"]
 
 
 def test_a_board_whose_build_fails_off_the_board_falls_back_to_static_imports(tmp_path, repo):

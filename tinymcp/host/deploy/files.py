@@ -146,6 +146,10 @@ NETWORK_CODE = ("ports/micropython/wifi.py", "ports/tcp.py", "ports/mqtt.py", "p
 NETWORK = {"usb": (), "tcp": NETWORK_CODE[:2], "mqtt": NETWORK_CODE}
 
 
+# What a shipped module imports only when something fails (no trace reaches it): shipped with it.
+ON_FAULT = {"tinymcp/sensors/common.py": "tinymcp/sensors/faults.py"}   # a bus fault's advice
+
+
 # boot.start() loads its idle poll (ports/micropython/idle.py) only for a heartbeat LED or a
 # watchdog: shipped when the board's __main__ block passes either (or arguments it cannot see).
 IDLE = "ports/micropython/idle.py"
@@ -201,7 +205,9 @@ def board_files(root, board, extra=(), leave_out=(), network=None):
     pruned = set() if network is None else set(NETWORK_CODE) - set(NETWORK[network])
     if not everywhere and not _wants_idle(board):
         pruned.add(IDLE)
-    files = _closure(tree, board, start, everywhere, pruned) - set(leave_out)
+    files = _closure(tree, board, start, everywhere, pruned)
+    failing = [ON_FAULT[f] for f in files if f in ON_FAULT]
+    files = (files | _closure(tree, board, failing, everywhere, pruned)) - set(leave_out)
     return sorted(files), how
 
 
