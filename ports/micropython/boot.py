@@ -50,12 +50,9 @@ def start(build, button=None, flag=SKIP_FLAG, heartbeat=None, watchdog_ms=None, 
             print(repr(e))
         return "build failed"
     wdt = None
-    if watchdog_ms:
-        from machine import WDT
-        wdt = WDT(timeout=watchdog_ms)
-    if wdt is not None or heartbeat is not None:
-        from ports.micropython.idle import Idle   # loaded only with one of them
-        server.poll = Idle(server.poll, heartbeat, wdt)
+    if watchdog_ms or heartbeat is not None:   # loaded only with one of them
+        from ports.micropython.idle import watch
+        wdt = watch(server, heartbeat, watchdog_ms)
     try:
         if serve is None and stream is None:
             try:
@@ -76,16 +73,6 @@ def start(build, button=None, flag=SKIP_FLAG, heartbeat=None, watchdog_ms=None, 
         return serve(server, stream)
     finally:
         if wdt is not None:
-            _keep_fed(wdt)
+            from ports.micropython.idle import keep_fed
+            keep_fed(wdt)
 
-
-def _keep_fed(wdt):
-    # A watchdog cannot be stopped once started: after a deliberate exit (0x03 from mpremote)
-    # a timer feeds it, so the REPL is usable instead of resetting every few seconds.
-    from machine import Timer
-    try:
-        timer = Timer(-1)   # rp2: a virtual timer
-    except ValueError:
-        timer = Timer(0)    # esp32: hardware timers only
-    timer.init(period=1000, mode=Timer.PERIODIC, callback=lambda t: wdt.feed())
-    return timer

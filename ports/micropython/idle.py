@@ -1,5 +1,6 @@
-# The serve loop's idle poll with a heartbeat LED or a watchdog (boot.start(heartbeat=...,
-# watchdog_ms=...)); a board with neither never loads it.
+# The heartbeat LED and the watchdog of boot.start(heartbeat=..., watchdog_ms=...): the serve
+# loop's idle poll blinks and feeds them, and a timer keeps a started watchdog fed after serving
+# ends. A board with neither never loads this module.
 from tinymcp.clock import ticks_ms, ticks_diff
 
 
@@ -22,3 +23,25 @@ class Idle:
             self.lit = not self.lit
             self.led.value(1 if self.lit else 0)
         self.poll()
+
+
+def watch(server, led=None, watchdog_ms=None):
+    # -> the machine.WDT started (None without watchdog_ms); the server's poll becomes an Idle.
+    wdt = None
+    if watchdog_ms:
+        from machine import WDT
+        wdt = WDT(timeout=watchdog_ms)
+    server.poll = Idle(server.poll, led, wdt)
+    return wdt
+
+
+def keep_fed(wdt):
+    # A watchdog cannot be stopped once started: after a deliberate exit (0x03 from mpremote)
+    # a timer feeds it, so the REPL is usable instead of resetting every few seconds.
+    from machine import Timer
+    try:
+        timer = Timer(-1)   # rp2: a virtual timer
+    except ValueError:
+        timer = Timer(0)    # esp32: hardware timers only
+    timer.init(period=1000, mode=Timer.PERIODIC, callback=lambda t: wdt.feed())
+    return timer
