@@ -11,7 +11,7 @@ from tinymcp.host.deploy import DeployError
 from tinymcp.host.deploy.tree import as_tree, device_tree
 
 ROOT_PACKAGES = ("tinymcp", "ports")   # what a board imports from the device tree, besides its own dir
-HOST_ONLY = ("ports/cpython/", "tinymcp/host/")   # never shipped: CPython-only code
+HOST_ONLY = ("ports/cpython/", "tinymcp/host/", "tinymcp/joined.py")   # never shipped: CPython only
 
 
 def repo_root(root=None):
@@ -246,4 +246,5 @@ def _listed(root, folder):
 
 def core_files(root):
     # The core every board needs from mip: tinymcp/*.py and the MicroPython port.
-    return _listed(root, "tinymcp") + _listed(root, "ports") + _listed(root, "ports/micropython")
+    return [f for f in _listed(root, "tinymcp") + _listed(root, "ports")
+            + _listed(root, "ports/micropython") if not f.startswith(HOST_ONLY)]
