@@ -1,14 +1,15 @@
-# MicroPython streams: USB CDC / stdio (sys.stdin/stdout.buffer) and machine.UART; serve().
+# The MicroPython serve path: USB CDC / stdio (sys.stdin/stdout.buffer) and serve(). A board
+# that serves on a machine.UART passes ports.micropython.uart.UARTStream(uart) instead (that
+# module loads only there).
 import gc
 import sys
 import select
 
 from tinymcp.channel import Channel
-from tinymcp.clock import sleep_ms
 
 try:
     from micropython import kbd_intr
-except ImportError:  # CPython, where the tests exercise the UART stream with a fake UART
+except ImportError:  # CPython, where the tests serve over a fake UART
     def kbd_intr(chr):
         pass
 
@@ -41,31 +42,6 @@ class StdioStream:
 
     def write(self, data, n):
         self.tx.write(data, n)
-
-
-class UARTStream:
-    # A machine.UART, or anything with its any(), readinto(buf, n) and write(buf, n) (the board
-    # file builds it, so this module never imports machine). Waits by polling any(): works on
-    # every port.
-    wait_step_ms = 2
-
-    def __init__(self, uart, size=256):
-        self.uart = uart
-        self.buf = bytearray(size)
-
-    def recv(self, timeout_ms):
-        uart = self.uart
-        waited = 0
-        while not uart.any():
-            if waited >= timeout_ms:
-                return 0
-            sleep_ms(self.wait_step_ms)
-            waited += self.wait_step_ms
-        n = uart.readinto(self.buf, min(uart.any(), len(self.buf)))
-        return n or 0
-
-    def write(self, data, n):
-        self.uart.write(data, n)
 
 
 def serve(server, stream=None, max_frame=None):

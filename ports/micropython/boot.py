@@ -12,8 +12,6 @@
 import os
 import sys
 
-from tinymcp.clock import ticks_ms, ticks_diff
-
 SKIP_FLAG = "noserve"
 
 
@@ -34,27 +32,6 @@ def skip_reason(button=None, flag=SKIP_FLAG):
     return None
 
 
-class Idle:
-    # Runs in the serve loop's idle poll (every ~200 ms): feeds the watchdog and blinks the
-    # heartbeat LED, then polls subscriptions as usual. A loop that hangs stops both.
-    def __init__(self, poll, led=None, wdt=None, every_ms=500):
-        self.poll = poll
-        self.led = led
-        self.wdt = wdt
-        self.every_ms = every_ms
-        self.last = ticks_ms()
-        self.lit = False
-
-    def __call__(self):
-        if self.wdt is not None:
-            self.wdt.feed()
-        if self.led is not None and ticks_diff(ticks_ms(), self.last) >= self.every_ms:
-            self.last = ticks_ms()
-            self.lit = not self.lit
-            self.led.value(1 if self.lit else 0)
-        self.poll()
-
-
 def start(build, button=None, flag=SKIP_FLAG, heartbeat=None, watchdog_ms=None, stream=None,
           serve=None):
     # -> why serving stopped ("eof", "interrupt") or was skipped. heartbeat: a Pin to blink;
@@ -73,11 +50,9 @@ def start(build, button=None, flag=SKIP_FLAG, heartbeat=None, watchdog_ms=None, 
             print(repr(e))
         return "build failed"
     wdt = None
-    if watchdog_ms:
-        from machine import WDT
-        wdt = WDT(timeout=watchdog_ms)
-    if wdt is not None or heartbeat is not None:
-        server.poll = Idle(server.poll, heartbeat, wdt)
+    if watchdog_ms or heartbeat is not None:   # loaded only with one of them
+        from ports.micropython.idle import watch
+        wdt = watch(server, heartbeat, watchdog_ms)
     try:
         if serve is None and stream is None:
             try:
@@ -98,16 +73,6 @@ def start(build, button=None, flag=SKIP_FLAG, heartbeat=None, watchdog_ms=None, 
         return serve(server, stream)
     finally:
         if wdt is not None:
-            _keep_fed(wdt)
+            from ports.micropython.idle import keep_fed
+            keep_fed(wdt)
 
-
-def _keep_fed(wdt):
-    # A watchdog cannot be stopped once started: after a deliberate exit (0x03 from mpremote)
-    # a timer feeds it, so the REPL is usable instead of resetting every few seconds.
-    from machine import Timer
-    try:
-        timer = Timer(-1)   # rp2: a virtual timer
-    except ValueError:
-        timer = Timer(0)    # esp32: hardware timers only
-    timer.init(period=1000, mode=Timer.PERIODIC, callback=lambda t: wdt.feed())
-    return timer

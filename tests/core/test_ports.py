@@ -3,7 +3,8 @@ import json
 
 from tests.core.support import frame
 from tinymcp import Server
-from ports.micropython import UARTStream, serve
+from ports.micropython import serve
+from ports.micropython.uart import UARTStream
 
 
 class FakeUART:

@@ -68,6 +68,9 @@ def test_hardware_boards_carry_safe_boot_and_their_drivers_not_the_simulator(rep
     assert "tinymcp/sensors/bme280.py" in files
     assert "tinymcp/sensors/sim.py" not in files and "tinymcp/sensors/simchips.py" not in files
     assert "tinymcp/prompts.py" not in files and "tinymcp/complete.py" not in files
+    assert "tinymcp/sensors/faults.py" in files   # loaded at a first bus fault, never traced
+    # internal.ESP32 loads from its own module, which only the ESP32 board names
+    assert ("tinymcp/sensors/internal_esp32.py" in files) == (board == "esp32")
 
 
 @pytest.mark.parametrize("board", ["rpi_pico", "esp32"])
@@ -78,6 +81,39 @@ def test_the_network_code_follows_the_network_json_the_board_will_hold(repo, boa
     assert tcp & network == {"ports/micropython/wifi.py", "ports/tcp.py"}   # no MQTT client
     assert mqtt & network == network                                  # MQTT runs over tcp's stream
     assert usb | network == tcp | network == mqtt == files_of(repo, board)  # None: every mode
+
+
+def board_serving_with(tmp_path, name, serving):
+    # A board folder whose __main__ block is `serving` (a build() with one tool).
+    (tmp_path / name).mkdir()
+    (tmp_path / name / "main.py").write_text(
+        "from tinymcp import Server\n"
+        "def build():\n"
+        "    return Server('t', '0')\n"
+        "if __name__ == '__main__':\n" + serving)
+    return str(tmp_path / name)
+
+
+def test_the_serve_paths_heartbeat_and_uart_stream_ship_only_to_a_board_that_uses_them(
+        repo, tmp_path):
+    idle, uart = "ports/micropython/idle.py", "ports/micropython/uart.py"
+    for board in ("rpi_pico", "esp32", "sim"):   # USB boards without heartbeat or watchdog
+        assert not files_of(repo, board) & {idle, uart}, board
+    boot = "    from ports.micropython.boot import start\n"
+    for serving in ("    import machine\n" + boot + "    start(build, heartbeat=machine.Pin(25))\n",
+                    boot + "    start(build, watchdog_ms=5000)\n",
+                    boot + "    start(build, None, 'noserve', None, 5000)\n",
+                    boot + "    start(build, **{'watchdog_ms': 5000})\n"):
+        files = files_of(repo, board_serving_with(tmp_path, "b%d" % len(os.listdir(tmp_path)),
+                                                  serving))
+        assert idle in files and uart not in files, serving
+    files = files_of(repo, board_serving_with(tmp_path, "off", boot + (
+        "    start(build, heartbeat=None, watchdog_ms=0)\n")))
+    assert idle not in files
+    files = files_of(repo, board_serving_with(tmp_path, "on_uart", (
+        "    import machine\n" + boot + "    from ports.micropython.uart import UARTStream\n"
+        "    start(build, stream=UARTStream(machine.UART(0)))\n")))
+    assert uart in files and idle not in files
 
 
 def test_a_dry_run_builds_for_the_network_json_wifi_and_mqtt_would_write(repo, tmp_path, capsys):
@@ -110,6 +146,61 @@ def test_a_usb_image_given_a_network_json_says_why_and_serves_over_usb(repo, tmp
     assert lines[0] == ("tinymcp: not on the network: this image has no network code for "
                         "network.json (tinymcp-deploy --wifi); serving over USB")
     assert json.loads(lines[1])["result"]["serverInfo"]["name"] == "wifi-test-board"
+
+
+@pytest.mark.skipif(MICROPYTHON is None, reason="the image runs under micropython")
+def test_a_board_whose_tools_take_lease_s_carries_the_leases_and_a_lease_works(repo, tmp_path):
+    assert "tinymcp/leases.py" in files_of(repo, "rpi_pico")      # set_led takes lease_s
+    assert "tinymcp/leases.py" not in files_of(repo, "conformance")
+    out = tmp_path / "sim"
+    assert main(["--board", "sim", "--dry-run", "--build", str(out), "--root", repo]) == 0
+    frames = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"protocolVersion": "2025-11-25", "capabilities": {}}},
+              {"jsonrpc": "2.0", "method": "notifications/initialized"},
+              {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "set_led", "arguments": {"on": True, "lease_s": 5}}}]
+    run = subprocess.run([MICROPYTHON, "main.py"], cwd=str(out), timeout=60,
+                         input="".join(json.dumps(f) + "\n" for f in frames).encode(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=dict(os.environ, MICROPYPATH="."))
+    answer = json.loads(run.stdout.decode().splitlines()[-1])
+    assert answer["result"]["structuredContent"] == {"on": True, "lease_s": 5}, answer
+
+
+@pytest.mark.skipif(MICROPYTHON is None, reason="the image runs under micropython")
+def test_a_deployed_board_explains_a_bus_fault(repo, tmp_path):
+    # The advice loads at the first fault, which no trace reaches: it ships with the drivers.
+    (tmp_path / "faulty").mkdir()
+    (tmp_path / "faulty" / "main.py").write_text(
+        "from tinymcp import Server\n"
+        "from tinymcp.sensors import bme280\n"
+        "class Bus:   # nothing answers: every transfer is a NACK\n"
+        "    def readfrom_mem_into(self, *args):\n"
+        "        raise OSError(19)\n"
+        "    writeto_mem = readfrom_mem_into\n"
+        "def build():\n"
+        "    server = Server('faulty', '0')\n"
+        "    bme280.attach(server, bme280.BME280(Bus(), wiring='SDA GP4, SCL GP5'))\n"
+        "    return server\n"
+        "if __name__ == '__main__':\n"
+        "    from ports import serve\n"
+        "    serve(build())\n")
+    out = tmp_path / "image"
+    assert main(["--board", str(tmp_path / "faulty"), "--dry-run", "--build", str(out),
+                 "--root", repo]) == 0
+    frames = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"protocolVersion": "2025-11-25", "capabilities": {}}},
+              {"jsonrpc": "2.0", "method": "notifications/initialized"},
+              {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "read_bme280", "arguments": {}}}]
+    run = subprocess.run([MICROPYTHON, "main.py"], cwd=str(out), timeout=60,
+                         input="".join(json.dumps(f) + "\n" for f in frames).encode(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=dict(os.environ, MICROPYPATH="."))
+    result = json.loads(run.stdout.decode().splitlines()[-1])["result"]
+    assert result["isError"] is True
+    assert "BME280 at 0x76 did not answer on the I2C bus (NACK)" in result["content"][0]["text"]
+    assert "(SDA GP4, SCL GP5)" in result["content"][0]["text"]
 
 
 def test_a_board_whose_build_fails_off_the_board_falls_back_to_static_imports(tmp_path, repo):

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tinymcp.host.deploy.files import board_files, boards
+from tinymcp.host.deploy.files import HOST_ONLY, board_files, boards
 from tinymcp.host.deploy.manifest import HOST_BOARDS, manifest_text, manifests, package_version
 from tests.deploy.conftest import tree
 
@@ -50,6 +50,7 @@ def test_the_core_list_is_the_real_core(repo):
                                                            "ports/micropython/*.py")
                   for p in glob.glob(os.path.join(repo, pattern)))
     core = on_disk & in_git if in_git is not None else on_disk
+    core = {p for p in core if not p.startswith(HOST_ONLY)}   # tinymcp/joined.py: CPython's
     listed = [src for _dest, src in load(repo, "package.json")["urls"]]
     assert set(listed) == core
     assert not [p for p in listed if p.startswith("ports/cpython")]

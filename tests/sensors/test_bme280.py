@@ -111,7 +111,10 @@ def test_waits_for_the_measuring_bit_but_not_forever():
 def test_wrong_chip_id_names_the_part_found():
     bus = simchips.I2C(simchips.BME280Chip(0x76, chip_id=0x58))
     e = raises(BME280(bus).read, SensorError)
-    assert "0x58" in str(e) and "BMP280" in str(e)
+    assert "0x58" in str(e) and "BMP280 (no humidity)" in str(e)
+    for chip_id, says in ((0x61, "this is a BME680;"), (0x42, "this is not a BME280;")):
+        bus = simchips.I2C(simchips.BME280Chip(0x76, chip_id=chip_id))
+        assert says in str(raises(BME280(bus).read, SensorError)), chip_id
 
 
 def test_absent_device_is_an_actionable_error():

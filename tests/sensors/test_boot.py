@@ -1,7 +1,8 @@
 # Safe boot: the button or a flag file skips serving; a failing build() never serves.
 import os
 
-from ports.micropython.boot import Idle, skip_reason, start
+from ports.micropython.boot import skip_reason, start
+from ports.micropython.idle import Idle
 from tests.sensors.fakes import server
 
 FLAG = "tests_sensors_noserve.flag"
@@ -103,6 +104,55 @@ def test_start_installs_the_heartbeat_on_the_servers_poll():
         return "interrupt"
     assert start(server, flag=FLAG, heartbeat=Led(), serve=fake_serve) == "interrupt"
     assert isinstance(seen[0], Idle)
+
+
+def test_a_watchdog_is_fed_while_serving_and_by_a_timer_after_a_deliberate_exit():
+    _cleanup()
+    import sys
+    made = []
+
+    class WDT:
+        def __init__(self, timeout):
+            self.timeout = timeout
+            self.fed = 0
+            made.append(self)
+
+        def feed(self):
+            self.fed += 1
+
+    class Timer:
+        PERIODIC = 1
+
+        def __init__(self, id):
+            self.id = id
+            made.append(self)
+
+        def init(self, period, mode, callback):
+            self.period, self.mode, self.callback = period, mode, callback
+
+    class Machine:   # stands in for the machine module
+        pass
+    Machine.WDT = WDT
+    Machine.Timer = Timer
+
+    def fake_serve(s, stream):
+        s.poll()
+        s.poll()
+        return "interrupt"
+    had = sys.modules.get("machine")
+    sys.modules["machine"] = Machine
+    try:
+        assert start(server, flag=FLAG, watchdog_ms=5000, serve=fake_serve) == "interrupt"
+    finally:
+        if had is None:
+            del sys.modules["machine"]
+        else:
+            sys.modules["machine"] = had
+    dog, timer = made
+    assert dog.timeout == 5000 and dog.fed == 2          # fed by each idle poll
+    assert timer.id == -1 and timer.period == 1000 and timer.mode == Timer.PERIODIC
+    timer.callback(timer)
+    assert dog.fed == 3                                  # and by the timer once serving ended
 
 
 def write_settings(text):

@@ -126,6 +126,15 @@ def test_temperature_attach_gives_the_contract_tool_and_resource():
     assert listed[0]["mimeType"] == "application/json"
 
 
+def test_each_address_names_its_likely_parts_and_any_other_is_unknown():
+    named = {0x23: "BH1750", 0x3C: "SSD1306 display", 0x3D: "SSD1306 display", 0x44: "SHT3x",
+             0x5C: "AM2320", 0x76: "BME280/BMP280", 0x77: "BME280/BMP280/BMP180"}
+    for address, parts in named.items():
+        assert i2cscan.likely(address) == parts
+    for address in (0x00, 0x03, 0x24, 0x3B, 0x7F):
+        assert i2cscan.likely(address) == "unknown"
+
+
 def test_i2c_scan_names_likely_parts_and_reports_a_stuck_bus():
     bus, _, _, _ = bench()
     found = i2cscan.scan(bus)

@@ -3,6 +3,8 @@
 #   sensor = BME280(i2c, address=0x76)      # SDO to GND: 0x76, to VDDIO: 0x77
 #   sensor.read() -> {"celsius": 21.87, "rh": 45.12, "hpa": 1008.31}
 #   attach(server, sensor)                  # read_bme280 tool + sensor://bme280/0x76
+from struct import unpack_from
+
 from tinymcp.sensors.common import (SensorError, Throttled, bus_fault, hexaddr, reading, sleep_ms,
                                     typed)
 
@@ -33,27 +35,12 @@ _MEASURE_MS = const(10)
 _STATUS_MEASURING = const(0x08)
 
 
-def _u16(b, i):
-    return b[i] | (b[i + 1] << 8)
-
-
-def _s16(b, i):
-    v = b[i] | (b[i + 1] << 8)
-    return v - 65536 if v & 0x8000 else v
-
-
-def _s8(v):
-    return v - 256 if v & 0x80 else v
-
-
 class BME280:
     def __init__(self, i2c, address=0x76, wiring=""):
         self.i2c = i2c
         self.address = address
         self.wiring = wiring  # where the board wired it, quoted in error messages
         self.name = "BME280 at " + hexaddr(address)
-        self._calib = bytearray(26)
-        self._calib_h = bytearray(7)
         self._data = bytearray(8)
         self._one = bytearray(1)
         self._ctrl = bytearray(1)
@@ -74,18 +61,17 @@ class BME280:
                 raise SensorError(self.name + " has chip id " + hexaddr(chip) + ", expected "
                                   + hexaddr(CHIP_ID) + ": this is " + what
                                   + "; check the part and the address")
-            self.i2c.readfrom_mem_into(self.address, _REG_CALIB_TP, self._calib)
-            self.i2c.readfrom_mem_into(self.address, _REG_CALIB_H, self._calib_h)
+            c = bytearray(26)   # read once (and again after a fault): not kept
+            h = bytearray(7)
+            self.i2c.readfrom_mem_into(self.address, _REG_CALIB_TP, c)
+            self.i2c.readfrom_mem_into(self.address, _REG_CALIB_H, h)
         except OSError as e:
             raise bus_fault(e, self.name, self.wiring)
-        c = self._calib
-        self.t = (_u16(c, 0), _s16(c, 2), _s16(c, 4))
-        self.p = (_u16(c, 6), _s16(c, 8), _s16(c, 10), _s16(c, 12), _s16(c, 14),
-                  _s16(c, 16), _s16(c, 18), _s16(c, 20), _s16(c, 22))
-        h = self._calib_h
+        self.t = unpack_from("<Hhh", c)   # dig_T1..T3, then dig_P1..P9: little-endian words
+        self.p = unpack_from("<Hhhhhhhhh", c, 6)
+        h2, h3, e4, e5, e6, h6 = unpack_from("<hBbBbb", h)
         # H4 and H5 are 12-bit values sharing the nibbles of 0xE5; their top bytes are signed.
-        self.h = (c[25], _s16(h, 0), h[2], (_s8(h[3]) << 4) | (h[4] & 0x0F),
-                  (_s8(h[5]) << 4) | (h[4] >> 4), _s8(h[6]))
+        self.h = (c[25], h2, h3, (e4 << 4) | (e5 & 0x0F), (e6 << 4) | (e5 >> 4), h6)
         self.ready = True
 
     # -- one forced measurement --------------------------------------------------------------

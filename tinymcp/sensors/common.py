@@ -9,12 +9,6 @@ except AttributeError:  # CPython
 
 from tinymcp.clock import ticks_ms, ticks_diff
 
-# errno values as MicroPython's ports raise them (numbers, so no errno module is needed).
-EIO = 5
-ENODEV = 19
-ETIMEDOUT = 110
-ETIMEDOUT_ALT = 116  # newlib/lwIP numbering on some ports
-
 
 class SensorError(Exception):
     # A device fault, worded for the person at the bench: what failed and what to check.
@@ -28,17 +22,9 @@ def hexaddr(address):
 def bus_fault(err, what, wiring=""):
     # An OSError from a bus call -> a SensorError saying what to check. `what` names the
     # device ("BME280 at 0x76"); `wiring` is a hint the board file can give (pins, pull-ups).
-    code = err.args[0] if err.args and type(err.args[0]) is int else None
-    hint = (" (" + wiring + ")") if wiring else ""
-    if code == ENODEV or code == EIO:
-        text = (what + " did not answer on the I2C bus (NACK): check its power, the SDA/SCL "
-                "wiring" + hint + ", the pull-up resistors and the address it is strapped to")
-    elif code == ETIMEDOUT or code == ETIMEDOUT_ALT:
-        text = (what + ": the I2C bus timed out; a device may be holding SDA or SCL low. "
-                "Power-cycle the sensor and check the wiring" + hint + " and pull-ups")
-    else:
-        text = what + ": bus error " + (str(code) if code is not None else str(err)) + hint
-    return SensorError(text)
+    # The advice is loaded at the first fault (tinymcp/sensors/faults.py): not held until then.
+    from tinymcp.sensors.faults import advice
+    return SensorError(advice(err, what, wiring))
 
 
 def typed(outputs, units):

@@ -1,11 +1,19 @@
 # An I2C bus scan, naming the parts that usually live at each address found.
 from tinymcp.sensors.common import bus_fault
 
-LIKELY = {0x23: "BH1750", 0x29: "VL53L0X/TSL2591", 0x38: "AHT20", 0x3C: "SSD1306 display",
-          0x3D: "SSD1306 display", 0x40: "INA219/HTU21D/Si7021", 0x44: "SHT3x", 0x45: "SHT3x",
-          0x48: "ADS1115/TMP102", 0x50: "EEPROM", 0x57: "EEPROM/MAX3010x", 0x5C: "AM2320",
-          0x62: "SCD4x", 0x68: "MPU6050/DS3231", 0x69: "MPU6050", 0x76: "BME280/BMP280",
-          0x77: "BME280/BMP280/BMP180"}
+# The parts usually found at each address, as one str (one object instead of a dict of 15):
+# ";", the address in two hex digits, the names, up to the next ";".
+_LIKELY = (";23BH1750;29VL53L0X/TSL2591;38AHT20;3CSSD1306 display;3DSSD1306 display"
+           ";40INA219/HTU21D/Si7021;44SHT3x;45SHT3x;48ADS1115/TMP102;50EEPROM;57EEPROM/MAX3010x"
+           ";5CAM2320;62SCD4x;68MPU6050/DS3231;69MPU6050;76BME280/BMP280;77BME280/BMP280/BMP180;")
+
+
+def likely(address):
+    # -> the parts usually at this 7-bit address, or "unknown".
+    at = _LIKELY.find(";%02X" % address)
+    if at < 0:
+        return "unknown"
+    return _LIKELY[at + 3:_LIKELY.find(";", at + 1)]
 
 
 def scan(i2c, wiring=""):
@@ -14,7 +22,7 @@ def scan(i2c, wiring=""):
     except OSError as e:
         raise bus_fault(e, "I2C scan", wiring)
     return {"addresses": found,
-            "devices": [{"address": "0x%02x" % a, "likely": LIKELY.get(a, "unknown")}
+            "devices": [{"address": "0x%02x" % a, "likely": likely(a)}
                         for a in found]}
 
 

@@ -3,7 +3,7 @@
 #   RP2040(machine.ADC(4)).read()  -> {"celsius": 27.3}
 #   ESP32(esp32).read()            -> {"celsius": 41.0}   (pass the esp32 module)
 #   attach(server, sensor)         -> read_temperature tool + sensor://temperature
-from tinymcp.sensors.common import SensorError, Throttled, reading, typed
+from tinymcp.sensors.common import Throttled, reading, typed
 
 
 class RP2040:
@@ -17,23 +17,12 @@ class RP2040:
         return {"celsius": round(27 - (volts - 0.706) / 0.001721, 2)}
 
 
-class ESP32:
-    # ESP32-S2/S3/C3/C6 have esp32.mcu_temperature() in degC; the original ESP32 only
-    # raw_temperature(), in degF and uncalibrated (it reads well above the air around it).
-    def __init__(self, esp32_module):
-        if hasattr(esp32_module, "mcu_temperature"):
-            self.sensor = esp32_module.mcu_temperature
-            self.fahrenheit = False
-        elif hasattr(esp32_module, "raw_temperature"):
-            self.sensor = esp32_module.raw_temperature
-            self.fahrenheit = True
-        else:
-            raise SensorError("this ESP32 port has no internal temperature sensor")
-
-    def read(self):
-        if self.fahrenheit:
-            return {"celsius": round((self.sensor() - 32) / 1.8, 1)}
-        return {"celsius": float(self.sensor())}
+def __getattr__(name):
+    # internal.ESP32, from a module of its own: an RP2040 board never loads it (0.3 KiB).
+    if name == "ESP32":
+        from tinymcp.sensors.internal_esp32 import ESP32
+        return ESP32
+    raise AttributeError(name)
 
 
 def attach(server, sensor, tool="read_temperature", uri="sensor://temperature", every_ms=1000):

@@ -11,7 +11,7 @@ from tinymcp.host.deploy import DeployError
 from tinymcp.host.deploy.tree import as_tree, device_tree
 
 ROOT_PACKAGES = ("tinymcp", "ports")   # what a board imports from the device tree, besides its own dir
-HOST_ONLY = ("ports/cpython/", "tinymcp/host/")   # never shipped: CPython-only code
+HOST_ONLY = ("ports/cpython/", "tinymcp/host/", "tinymcp/joined.py")   # never shipped: CPython only
 
 
 def repo_root(root=None):
@@ -86,15 +86,20 @@ def _closure(tree, board, start, everywhere, pruned=()):
     return files
 
 
-def _serve_path(tree, board):
-    # What `if __name__ == "__main__":` in the board's main file imports to serve on the device.
+def _main_blocks(board):
+    # The `if __name__ == "__main__":` blocks of the board's main file: how it serves.
     with open(board.main) as f:
         module = ast.parse(f.read(), board.main)
+    return [node for node in module.body
+            if isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
+            and isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__"]
+
+
+def _serve_path(tree, board):
+    # What `if __name__ == "__main__":` in the board's main file imports to serve on the device.
     names = []
-    for node in module.body:
-        if (isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
-                and isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__"):
-            names.extend(_imports(node, True))
+    for node in _main_blocks(board):
+        names.extend(_imports(node, True))
     found = set()
     for dotted in names:
         parts = dotted.split(".")
@@ -141,6 +146,29 @@ NETWORK_CODE = ("ports/micropython/wifi.py", "ports/tcp.py", "ports/mqtt.py", "p
 NETWORK = {"usb": (), "tcp": NETWORK_CODE[:2], "mqtt": NETWORK_CODE}
 
 
+# What a shipped module imports only when something fails (no trace reaches it): shipped with it.
+ON_FAULT = {"tinymcp/sensors/common.py": "tinymcp/sensors/faults.py"}   # a bus fault's advice
+
+
+# boot.start() loads its idle poll (ports/micropython/idle.py) only for a heartbeat LED or a
+# watchdog: shipped when the board's __main__ block passes either (or arguments it cannot see).
+IDLE = "ports/micropython/idle.py"
+
+
+def _wants_idle(board):
+    for block in _main_blocks(board):
+        for node in ast.walk(block):
+            if not isinstance(node, ast.Call):
+                continue
+            if len(node.args) > 3 or any(isinstance(a, ast.Starred) for a in node.args):
+                return True   # start(build, button, flag, heartbeat, ...) or start(*args)
+            for k in node.keywords:
+                if k.arg is None or (k.arg in ("heartbeat", "watchdog_ms") and not (
+                        isinstance(k.value, ast.Constant) and not k.value.value)):
+                    return True
+    return False
+
+
 def network_mode(settings):
     # network.json's parsed contents (None: no such file) -> the NETWORK key it needs.
     if settings is None:
@@ -164,6 +192,8 @@ def board_files(root, board, extra=(), leave_out=(), network=None):
             start.append("tinymcp/complete.py")   # reached lazily by completion/complete
         if traced.get("long_tools"):
             start.append("tinymcp/tasks.py")      # reached lazily by a long tool's first call
+        if traced.get("leases"):
+            start.append("tinymcp/leases.py")     # reached lazily by a first call with lease_s
         how = "traced"
         everywhere = False
     except (DeployError, subprocess.TimeoutExpired) as e:
@@ -172,8 +202,12 @@ def board_files(root, board, extra=(), leave_out=(), network=None):
     start.append(main)
     start.extend(extra)
     start.extend(_serve_path(tree, board))
-    pruned = () if network is None else set(NETWORK_CODE) - set(NETWORK[network])
-    files = _closure(tree, board, start, everywhere, pruned) - set(leave_out)
+    pruned = set() if network is None else set(NETWORK_CODE) - set(NETWORK[network])
+    if not everywhere and not _wants_idle(board):
+        pruned.add(IDLE)
+    files = _closure(tree, board, start, everywhere, pruned)
+    failing = [ON_FAULT[f] for f in files if f in ON_FAULT]
+    files = (files | _closure(tree, board, failing, everywhere, pruned)) - set(leave_out)
     return sorted(files), how
 
 
@@ -212,4 +246,5 @@ def _listed(root, folder):
 
 def core_files(root):
     # The core every board needs from mip: tinymcp/*.py and the MicroPython port.
-    return _listed(root, "tinymcp") + _listed(root, "ports") + _listed(root, "ports/micropython")
+    return [f for f in _listed(root, "tinymcp") + _listed(root, "ports")
+            + _listed(root, "ports/micropython") if not f.startswith(HOST_ONLY)]

@@ -13,12 +13,13 @@ import sys
 import types
 
 # The first requests of a connection in each era; what they load, a board must carry.
+TOOLS_LIST = '{"jsonrpc":"2.0","id":3,"method":"tools/list"}'
 HANDSHAKE = (
     '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
     '"capabilities":{}}}',
     '{"jsonrpc":"2.0","method":"notifications/initialized"}',
     '{"jsonrpc":"2.0","id":2,"method":"ping"}',
-    '{"jsonrpc":"2.0","id":3,"method":"tools/list"}',
+    TOOLS_LIST,
     '{"jsonrpc":"2.0","id":4,"method":"resources/list"}',
     '{"jsonrpc":"2.0","id":5,"method":"resources/templates/list"}',
     '{"jsonrpc":"2.0","id":6,"method":"prompts/list"}',
@@ -84,8 +85,7 @@ def main():
     sys.modules["main"] = board_main
     spec.loader.exec_module(board_main)
     server = board_main.build()
-    for frame in HANDSHAKE:
-        server.handle(frame.encode())
+    answers = [server.handle(frame.encode()) for frame in HANDSHAKE]
     stateless = board_main.build()   # a second connection, opening in the 2026-07-28 revision
     for frame in STATELESS:
         stateless.handle(frame.encode())
@@ -102,7 +102,23 @@ def main():
     with open(out, "w") as f:
         json.dump({"files": sorted(set(files)),
                    "completions": bool(getattr(server, "completions", False)),
-                   "long_tools": _long_tools(server)}, f)
+                   "long_tools": _long_tools(server),
+                   "leases": _leased(server, answers[HANDSHAKE.index(TOOLS_LIST)])}, f)
+
+
+def _leased(server, answer):
+    # Does a listed tool take lease_s (tinymcp/leases.py holds it, loaded at its first lease)?
+    # answer: tools/list's first page; later pages are asked for.
+    while answer:
+        page = json.loads(answer).get("result", {})
+        if any("lease_s" in t.get("inputSchema", {}).get("properties", {})
+               for t in page.get("tools", ())):
+            return True
+        cursor = page.get("nextCursor")
+        answer = cursor and server.handle(json.dumps(
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/list",
+             "params": {"cursor": cursor}}).encode())
+    return False
 
 
 def _long_tools(server):
