@@ -103,6 +103,7 @@ def main():
         json.dump({"files": sorted(set(files)),
                    "completions": bool(getattr(server, "completions", False)),
                    "long_tools": _long_tools(server),
+                   "context": _wants_ctx(server),
                    "leases": _leased(server, answers[HANDSHAKE.index(TOOLS_LIST)])}, f)
 
 
@@ -126,6 +127,16 @@ def _long_tools(server):
     import inspect
     tools = getattr(server, "tools", None)
     return any(inspect.isgeneratorfunction(entry[1]) for entry in getattr(tools, "items", ()))
+
+
+def _wants_ctx(server):
+    # Does a tool take ctx (tinymcp/context.py makes it, loaded at the first such call; the
+    # trace calls no tool)?
+    tools = getattr(server, "tools", None)
+    if tools is None:
+        return False
+    from tinymcp.tools import _CTX
+    return any(entry[_CTX] for entry in tools.items)
 
 
 if __name__ == "__main__":
