@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(MICROPYTHON is None,
 
 # What a deployed board must never say: its image lacks a module, or it broke.
 BROKEN = re.compile(r"ImportError|no module named|Traceback|unknown module", re.I)
-HANDSHAKE, STATELESS = "2025-11-25", "2026-07-28"
+HANDSHAKE, STATELESS, BATCHES = "2025-11-25", "2026-07-28", "2025-03-26"
 META = {"io.modelcontextprotocol/protocolVersion": STATELESS,
         "io.modelcontextprotocol/clientCapabilities": {}}
 # A client that can be asked (the conformance board's sampling and elicitation tools ask it).
@@ -110,6 +110,13 @@ class Session:
             elif "method" not in msg and msg.get("id") == rid:
                 return msg.get("result", msg.get("error"))
 
+    def batch(self, messages):
+        # A JSON-RPC batch -> the array answering it (the 2025-03-26 revision).
+        self.client.write(json.dumps(messages).encode() + b"\n")
+        line = self.client.line()
+        self.seen.append(line.decode(errors="replace"))
+        return json.loads(line)
+
     def listed(self, method, key):
         # Every page of a list.
         items, params = [], {}
@@ -146,13 +153,23 @@ def value(schema):
             "object": {}}.get(schema.get("type"), {})
 
 
-def arguments(tool, optional):
-    # Its required properties, and with optional every other one too (lease_s, confirm...: what
-    # loads more code).
+def arguments(tool, optional=()):
+    # Its required properties, plus the optional ones named (lease_s, confirm...: what loads
+    # more code).
     schema = tool.get("inputSchema", {})
     required = schema.get("required", ())
     return {name: value(prop) for name, prop in schema.get("properties", {}).items()
-            if optional or name in required}
+            if name in required or name in optional}
+
+
+def argument_sets(tool):
+    # The required arguments alone, with each optional one, and with all of them.
+    optional = [n for n in tool.get("inputSchema", {}).get("properties", {})
+                if n not in tool["inputSchema"].get("required", ())]
+    sets = [arguments(tool)] + [arguments(tool, (n,)) for n in optional]
+    if len(optional) > 1:
+        sets.append(arguments(tool, optional))
+    return sets
 
 
 def completion(session, ref, name):
@@ -175,17 +192,14 @@ def drive_handshake_session(session):
     assert "code" not in session.ask("logging/setLevel", {"level": "debug"})
     called = []
     for tool in session.listed("tools/list", "tools"):
-        for optional in (False, True):
-            args = arguments(tool, optional)
-            if optional and args == arguments(tool, False):
-                continue
+        for args in argument_sets(tool):
             result = session.ask("tools/call", {"name": tool["name"], "arguments": args})
             assert "content" in result, (tool["name"], args, result)
             called.append(tool["name"])
         if tool.get("execution", {}).get("taskSupport") in ("optional", "required") \
                 and "tasks" in caps:
             task = session.ask("tools/call", {"name": tool["name"],
-                                              "arguments": arguments(tool, False),
+                                              "arguments": arguments(tool),
                                               "task": {"ttl": 60000}})["task"]
             assert session.ask("tasks/get", {"taskId": task["taskId"]})["taskId"] == task["taskId"]
             assert "tasks" in session.ask("tasks/list")
@@ -232,8 +246,22 @@ def test_a_2026_client_is_served_from_the_deployed_image(board, images, standins
     session.meta = META
     tools = session.listed("tools/list", "tools")
     result = session.ask("tools/call", {"name": tools[0]["name"],
-                                        "arguments": arguments(tools[0], False)})
+                                        "arguments": arguments(tools[0])})
     assert "content" in result, result
+    session.end()
+
+
+@pytest.mark.parametrize("board", board_names())
+def test_a_2025_03_26_client_s_batch_is_answered_from_the_deployed_image(
+        board, images, standins, tmp_path):
+    session = Session(images[board], standins, str(tmp_path), board)
+    assert session.ask("initialize", {"protocolVersion": BATCHES,
+                                      "capabilities": {}})["protocolVersion"] == BATCHES
+    session.client.notify("notifications/initialized")
+    answers = session.batch([{"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                             {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}])
+    assert [a["id"] for a in answers] == [1, 2] and answers[1]["result"]["tools"], answers
+    assert session.ask("ping") == {}
     session.end()
 
 

@@ -1,7 +1,7 @@
 # Run by files.py in a fresh interpreter: python trace_board.py OUT.JSON MAIN BOARD_DIR CORE DEVICE
 #
 # Imports the board's main file (MAIN) under CPython with the hardware modules stubbed, calls build(), plays
-# the first requests of a session in both protocol eras, and writes the files of the modules that
+# the first requests of a session in each protocol era, and writes the files of the modules that
 # got imported (files.py keeps the device's: tinymcp/ from CORE, ports/ from DEVICE, the board's). Registrations import capabilities lazily (tools, resources, prompts), so this is exactly
 # what the board's code path reaches.
 import importlib.abc
@@ -29,6 +29,12 @@ STATELESS = (   # the 2026-07-28 revision: no handshake, any client may open wit
     '{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}',
     '{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":'
     '{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}',
+)
+BATCHED = (   # the 2025-03-26 revision, whose JSON-RPC carries batches (tinymcp/batch.py)
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26",'
+    '"capabilities":{}}}',
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    '[{"jsonrpc":"2.0","id":2,"method":"ping"}]',
 )
 
 
@@ -89,6 +95,9 @@ def main():
     stateless = board_main.build()   # a second connection, opening in the 2026-07-28 revision
     for frame in STATELESS:
         stateless.handle(frame.encode())
+    batched = board_main.build()   # a third, from a 2025-03-26 client that sends a batch
+    for frame in BATCHED:
+        batched.handle(frame.encode())
     files = []
     for module in list(sys.modules.values()):
         where = getattr(module, "__file__", None)
