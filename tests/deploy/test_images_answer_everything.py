@@ -5,6 +5,7 @@ import json
 import os
 import re
 import shutil
+import socket
 
 import pytest
 
@@ -48,7 +49,22 @@ STANDINS = {
         "        return 660000\n"),
     "rp2.py": "def bootsel_button():\n    return 0\n",
     "esp32.py": "def mcu_temperature():\n    return 41\n",
+    # a radio that joins at once, the board's address the loopback (tests/deploy/wifiboard)
+    "network.py": (
+        "STA_IF = 0\n"
+        "class WLAN:\n"
+        "    def __init__(self, interface):\n"
+        "        self.up = False\n"
+        "    def active(self, on=None):\n"
+        "        self.up = True\n"
+        "    def isconnected(self):\n"
+        "        return self.up\n"
+        "    def connect(self, ssid, password):\n"
+        "        self.up = True\n"
+        "    def ifconfig(self):\n"
+        "        return ('127.0.0.1', '255.0.0.0', '127.0.0.1', '127.0.0.1')\n"),
 }
+TOKEN = "0123456789abcdef-token"
 
 
 def board_names():
@@ -87,11 +103,12 @@ def images(tmp_path_factory):
 class Session:
     # One board process on its image: only the tree (and, for hardware, the stand-ins) on its
     # path, a scratch working directory; every message it sends is checked for BROKEN.
-    def __init__(self, tree, standins, cwd, board):
-        path = ([standins] if is_hardware(board) else []) + [tree]
+    def __init__(self, tree, standins, cwd, board, hardware=None):
+        hardware = is_hardware(board) if hardware is None else hardware
+        path = ([standins] if hardware else []) + [tree]
         env = {"MICROPYPATH": os.pathsep.join(path), "PATH": os.environ.get("PATH", "")}
-        self.client = LineClient.spawn([MICROPYTHON, os.path.join(tree, "main.py")], cwd=cwd,
-                                       env=env, timeout=30)
+        self.board = self.client = LineClient.spawn(
+            [MICROPYTHON, os.path.join(tree, "main.py")], cwd=cwd, env=env, timeout=30)
         self.seen = []
         self.meta = None   # the 2026-07-28 _meta every request carries, in that era
 
@@ -129,16 +146,20 @@ class Session:
             params = {"cursor": page["nextCursor"]}
 
     def end(self):
-        # The board is still serving; then it exits cleanly at EOF, having said nothing BROKEN.
-        proc = self.client.proc
-        assert proc.poll() is None, "the board died: " + self.client.stderr()[-1500:]
-        status = self.client.close()
+        # The board is still serving; then it exits cleanly at EOF (a board on the network goes
+        # on listening: it is stopped), having said nothing BROKEN.
+        board = self.board
+        assert board.proc.poll() is None, "the board died: " + board.stderr()[-1500:]
+        if self.client is not board:
+            self.client.close()
+            board.proc.terminate()
+        status = board.close()
         said = [json.dumps(m) for m in self.seen] + [n.decode(errors="replace")
-                                                      for n in self.client.noise]
-        said.append(self.client.stderr())
+                                                      for n in self.client.noise + board.noise]
+        said.append(board.stderr())
         broken = [s[:400] for s in said if BROKEN.search(s)]
         assert not broken, broken
-        assert status == 0, self.client.stderr()[-1500:]
+        assert status == 0 or self.client is not board, board.stderr()[-1500:]
 
 
 def value(schema):
@@ -269,5 +290,23 @@ def test_a_handshake_only_image_answers_every_tool(tmp_path_factory, standins, t
     board = "rpi_pico" if "rpi_pico" in board_names() else board_names()[0]
     session = Session(image(tmp_path_factory, board, "--handshake-only"), standins,
                       str(tmp_path), board)
+    assert drive_handshake_session(session)
+    session.end()
+
+
+def test_a_wifi_image_answers_every_tool_over_tcp(tmp_path_factory, standins, tmp_path):
+    # --wifi: the image carries the network code; network.json (which deploy writes on the
+    # board) in the working directory, as in the board's root; a client with the token on TCP.
+    board = "rpi_pico" if "rpi_pico" in board_names() else board_names()[0]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    (tmp_path / "network.json").write_text(json.dumps({"ssid": "lab", "token": TOKEN,
+                                                       "port": port}))
+    session = Session(image(tmp_path_factory, board, "--wifi", "lab"), standins, str(tmp_path),
+                      board, hardware=True)
+    announced = session.board.line().decode()
+    assert announced.startswith("tinymcp: on Wi-Fi lab") and str(port) in announced, announced
+    session.client = LineClient.connect("127.0.0.1", port, ("TOKEN " + TOKEN + "\n").encode())
     assert drive_handshake_session(session)
     session.end()
