@@ -235,9 +235,9 @@ def drive_handshake_session(session):
                                                  {"uri": resource["uri"]})
         for template in session.listed("resources/templates/list", "resourceTemplates"):
             uri = template["uriTemplate"]
-            for name in re.findall(r"\{([^}]+)\}", uri):
-                offered = completes and completion(session, {"type": "ref/resource", "uri": uri},
-                                                   name)
+            ref = {"type": "ref/resource", "uri": uri}
+            for name in re.findall(r"\{([^}]+)\}", ref["uri"]):
+                offered = completes and completion(session, ref, name)
                 uri = uri.replace("{%s}" % name, offered or "1")
             assert session.ask("resources/read", {"uri": uri})["contents"], uri
     if "prompts" in caps:
