@@ -167,6 +167,14 @@ def test_a_board_whose_tools_take_lease_s_carries_the_leases_and_a_lease_works(r
     assert answer["result"]["structuredContent"] == {"on": True, "lease_s": 5}, answer
 
 
+def test_lazily_loaded_modules_ship_where_the_board_reaches_them(repo):
+    # context.py: made at a ctx tool's first call; batch.py: at a 2025-03-26 client's first batch.
+    assert "tinymcp/context.py" in files_of(repo, "conformance")   # its logging, sampling tools
+    assert "tinymcp/context.py" not in files_of(repo, "rpi_pico")  # no tool takes ctx
+    for board in boards(repo):
+        assert "tinymcp/batch.py" in files_of(repo, board), board
+
+
 @pytest.mark.skipif(MICROPYTHON is None, reason="the image runs under micropython")
 def test_a_deployed_board_explains_a_bus_fault(repo, tmp_path):
     # The advice loads at the first fault, which no trace reaches: it ships with the drivers.

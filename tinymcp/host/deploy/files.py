@@ -196,6 +196,8 @@ def board_files(root, board, extra=(), leave_out=(), network=None):
             start.append("tinymcp/tasks.py")      # reached lazily by a long tool's first call
         if traced.get("leases"):
             start.append("tinymcp/leases.py")     # reached lazily by a first call with lease_s
+        if traced.get("context"):
+            start.append("tinymcp/context.py")    # reached lazily by a first call of a ctx tool
         how = "traced"
         everywhere = False
     except (DeployError, subprocess.TimeoutExpired) as e:

@@ -1,7 +1,7 @@
 # Run by files.py in a fresh interpreter: python trace_board.py OUT.JSON MAIN BOARD_DIR CORE DEVICE
 #
 # Imports the board's main file (MAIN) under CPython with the hardware modules stubbed, calls build(), plays
-# the first requests of a session in both protocol eras, and writes the files of the modules that
+# the first requests of a session in each protocol era, and writes the files of the modules that
 # got imported (files.py keeps the device's: tinymcp/ from CORE, ports/ from DEVICE, the board's). Registrations import capabilities lazily (tools, resources, prompts), so this is exactly
 # what the board's code path reaches.
 import importlib.abc
@@ -29,6 +29,12 @@ STATELESS = (   # the 2026-07-28 revision: no handshake, any client may open wit
     '{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}',
     '{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":'
     '{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}',
+)
+BATCHED = (   # the 2025-03-26 revision, whose JSON-RPC carries batches (tinymcp/batch.py)
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26",'
+    '"capabilities":{}}}',
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    '[{"jsonrpc":"2.0","id":2,"method":"ping"}]',
 )
 
 
@@ -89,6 +95,9 @@ def main():
     stateless = board_main.build()   # a second connection, opening in the 2026-07-28 revision
     for frame in STATELESS:
         stateless.handle(frame.encode())
+    batched = board_main.build()   # a third, from a 2025-03-26 client that sends a batch
+    for frame in BATCHED:
+        batched.handle(frame.encode())
     files = []
     for module in list(sys.modules.values()):
         where = getattr(module, "__file__", None)
@@ -103,6 +112,7 @@ def main():
         json.dump({"files": sorted(set(files)),
                    "completions": bool(getattr(server, "completions", False)),
                    "long_tools": _long_tools(server),
+                   "context": _wants_ctx(server),
                    "leases": _leased(server, answers[HANDSHAKE.index(TOOLS_LIST)])}, f)
 
 
@@ -126,6 +136,16 @@ def _long_tools(server):
     import inspect
     tools = getattr(server, "tools", None)
     return any(inspect.isgeneratorfunction(entry[1]) for entry in getattr(tools, "items", ()))
+
+
+def _wants_ctx(server):
+    # Does a tool take ctx (tinymcp/context.py makes it, loaded at the first such call; the
+    # trace calls no tool)?
+    tools = getattr(server, "tools", None)
+    if tools is None:
+        return False
+    from tinymcp.tools import _CTX
+    return any(entry[_CTX] for entry in tools.items)
 
 
 if __name__ == "__main__":
