@@ -10,49 +10,8 @@
 from tinymcp import framing
 from tinymcp.clock import ticks_ms, ticks_diff
 from tinymcp.jsonrpc import JsonLink, loads
-from tinymcp.protocol import (INVALID_REQUEST, PARSE_ERROR, REASON, FRAME_TOO_LONG,
-                              LINK_UNAVAILABLE)
+from tinymcp.protocol import INVALID_REQUEST, PARSE_ERROR, REASON, FRAME_TOO_LONG
 from tinymcp.revision import HANDSHAKE
-
-NO_CBOR = "Parse error: CBOR frames need tinymcp/cborlink.py, which this board lacks"
-
-
-def _cbor_link():
-    # tinymcp.cborlink.CborLink, or None on a board deployed without the CBOR link mode.
-    try:
-        from tinymcp.cborlink import CborLink
-        return CborLink
-    except ImportError:
-        return None
-
-
-def _shipped(name):
-    # Is module `name` on this board? Answered without importing it where a file says so.
-    import sys
-    if sys.modules.get(name, 0) is None:  # marked missing (tests)
-        return False
-    try:
-        from importlib.util import find_spec  # CPython
-        return find_spec(name) is not None
-    except ImportError:
-        pass
-    import os
-    path = name.replace(".", "/")
-    for base in sys.path:
-        if base == ".frozen":  # frozen code costs next to no RAM: importing is the check
-            try:
-                __import__(name)
-                return True
-            except ImportError:
-                continue
-        for ext in (".mpy", ".py"):
-            try:
-                os.stat((base + "/" if base else "") + path + ext)
-                return True
-            except OSError:
-                pass
-    return False
-
 
 class Channel:
     poll_ms = 200      # how often the idle work runs (subscribed resources checked)
@@ -68,15 +27,8 @@ class Channel:
         self.pos = 0
         self.end = 0
         self.stopped = None
-        limit = self.framer.max_frame
-        # Checked once: a board offers only the link modes it has (the CBOR module loads with
-        # the first CBOR frame).
         self.cbor = None  # the CborLink from the first CBOR frame on; False: it has none
-        offer = {"maxFrame": limit}
-        if self.offer_cbor and _shipped("tinymcp.cborlink"):
-            offer["cbor"] = True
-        if server.identity:  # how a bridge knows the board again on another port
-            offer["id"] = server.identity
+        offer = server.once("linkmode", "offer", self)  # tinymcp/linkmode.py, released after
         server.open_session()  # one stream, one session
         server.link = self.json
         server.pump = self.pump
@@ -140,7 +92,7 @@ class Channel:
         link = self.json
         if 0xA0 <= frame[0] <= 0xBF and self.cbor is not False:  # a CBOR map; JSON is ASCII
             link = self._cbor()
-            if link is None:
+            if not link:
                 return
             dropped = link.dropped
             try:
@@ -164,14 +116,8 @@ class Channel:
             server.answer(msg, link)
 
     def _cbor(self):
-        if self.cbor is None:
-            link = _cbor_link() if self.offer_cbor else None
-            if link is None:  # deployed without it: said once, then JSON only
-                self.cbor = False
-                self.json.error(None, PARSE_ERROR, NO_CBOR, {REASON: LINK_UNAVAILABLE,
-                                                             "link": "cbor"})
-                return None
-            self.cbor = link(self.out)
+        if self.cbor is None:  # the first CBOR frame: the link, or an error said once
+            self.cbor = self.server.once("linkmode", "cbor", self)
         return self.cbor
 
     def _interject(self, raw, msg, link):

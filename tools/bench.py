@@ -466,6 +466,7 @@ def heap(quick):
                 found[runner]["session"] = probe(runner, tree, ["session=boards.sim.main"])
                 found[runner]["probed"] = probe(runner, tree, ["session=boards.sim.main",
                                                                "probe=1"])
+                found[runner]["serving"] = probe(runner, tree, ["serving=boards.rpi_pico.main"])
         found["romfs"], refused = romfs_heap(runners, mpy_tree, os.path.join(tmp, "romfs"), n)
         for runner in refused:
             found["notes"].append("%s: this build has no vfs.VfsRom, so the ROMFS rows come "
@@ -710,6 +711,11 @@ def rows_for(results):
             add("held, import + build of boards/rpi_pico (machine stood in for)", pico, 32 * 1024,
                 kib(pico))
             add("held, `import tinymcp` alone", ref["held_core"], None, kib(ref["held_core"]))
+            serving = c[runner].get("serving", {}).get("held_serving")
+            if serving:
+                add("held serving over USB, boards/rpi_pico (boot.start() built it and set up "
+                    "its serve loop: ports, channel, framing, their buffers)", serving, None,
+                    kib(serving))
             add("held after a session (caches filled), sim board", sim["held_session"], None,
                 kib(sim["held_session"]))
             if "held_history" in sim:

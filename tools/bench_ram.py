@@ -22,6 +22,8 @@ SUPPORT = os.path.join(ROOT, "tools", "bench_support")
 N = 64
 REF = os.path.join(SUPPORT, "ref_board.py")
 BOARDS = (("reference board", REF), ("boards/rpi_pico", "rpi_pico"), ("boards/sim", "sim"))
+# Serve-path modules that run once before serving and are released: counted with "on demand".
+RELEASED = ("ports.micropython.safeboot",)
 
 # name -> (what one of them is, the module's source): each made of N of one kind of object.
 EXPERIMENTS = (
@@ -214,9 +216,10 @@ def measure(node):
             main_name = module_name(board.prefix + "main.py", board.name)
             groups = {}
             for name in order:
+                serving = name.startswith("ports") and name not in RELEASED or name in (
+                    "tinymcp.channel", "tinymcp.framing")
                 group = ("build" if name in at_build or name == main_name else
-                         "serve" if name.startswith("ports") or name in (
-                             "tinymcp.channel", "tinymcp.framing") else "on demand")
+                         "serve" if serving else "on demand")
                 groups[name] = group
             first = [n for n in order if groups[n] == "build"]
             later = [n for n in order if groups[n] != "build"]

@@ -1,7 +1,8 @@
 # Safe boot: the button or a flag file skips serving; a failing build() never serves.
 import os
 
-from ports.micropython.boot import skip_reason, start
+from ports.micropython.boot import start
+from ports.micropython.safeboot import skip_reason
 from ports.micropython.idle import Idle
 from tests.sensors.fakes import server
 

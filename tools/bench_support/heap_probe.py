@@ -7,6 +7,8 @@
 #                                 session through its serve loop (tinymcp.channel)
 #   ... probe=1                   that session opened as by a client whose 2026-07-28 era the
 #                                 board lacks: server/discover first, then initialize
+#   probe serving=MODULE          held once the board's safe boot (ports/micropython/boot.py's
+#                                 start) has built it and set up its serve loop over USB
 #   ... romfs=IMAGE               import everything from a ROMFS image mounted with vfs.VfsRom
 #
 # Prints one JSON object. The headline figures use only the public surface (build(),
@@ -22,7 +24,8 @@ import io
 import json
 import sys
 
-opts = {"board": "ref_board", "n": "100", "modules": "", "session": "", "romfs": "", "probe": ""}
+opts = {"board": "ref_board", "n": "100", "modules": "", "session": "", "romfs": "", "probe": "",
+        "serving": ""}
 for arg in sys.argv[1:]:
     key, _, value = arg.partition("=")
     opts[key] = value
@@ -431,9 +434,9 @@ PROBE = (b'{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{"_meta":
 class Script:
     # A serve loop's stream over a scripted input: recv() moves the next bytes into buf, as
     # USB CDC's StdioStream (64 B) would; answers go into a preallocated BytesIO.
-    def __init__(self, size):
+    def __init__(self, size, room=32768):
         self.src = None
-        self.sent = io.BytesIO(32768)
+        self.sent = io.BytesIO(room)
         self.buf = bytearray(size)
 
     def recv(self, timeout_ms):
@@ -538,8 +541,29 @@ class Stages:
         self.pairs.append([key, value])
 
 
+def serving_costs(board_name):
+    # What a board holds while it serves: boot.start(build) as its __main__ calls it, with a
+    # serve() that sets up the serve loop (a Channel on a 64 B stream, as USB CDC's) and keeps it.
+    base = yield from held()
+    board = __import__(board_name, None, None, ["build"])
+    from ports.micropython.boot import start
+    from tinymcp.channel import Channel
+    import ports.micropython  # noqa: F401  (what serve() imports on a board)
+    kept = []
+
+    def serve(server, stream):
+        kept.append(Channel(server, Script(64, 0)))  # nothing is sent
+        return "eof"
+    if start(board.build, serve=serve) != "eof":
+        raise SystemExit("boot.start() did not serve")
+    out["held_serving"] = (yield from held()) - base
+
+
 def main():
-    if opts["modules"]:
+    if opts["serving"]:
+        out["board"] = opts["serving"]
+        yield from serving_costs(opts["serving"])
+    elif opts["modules"]:
         yield from module_costs()
     elif opts["session"]:
         out["board"] = opts["session"]

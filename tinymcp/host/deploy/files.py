@@ -148,6 +148,8 @@ NETWORK = {"usb": (), "tcp": NETWORK_CODE[:2], "mqtt": NETWORK_CODE}
 
 # What a shipped module imports only when something fails (no trace reaches it): shipped with it.
 ON_FAULT = {"tinymcp/sensors/common.py": "tinymcp/sensors/faults.py"}   # a bus fault's advice
+# What a shipped module loads by name (Server.once) where no trace reaches it: shipped with it.
+BY_NAME = {"tinymcp/channel.py": "tinymcp/linkmode.py"}   # a channel's link-mode offer
 
 
 # boot.start() loads its idle poll (ports/micropython/idle.py) only for a heartbeat LED or a
@@ -208,8 +210,8 @@ def board_files(root, board, extra=(), leave_out=(), network=None):
     if not everywhere and not _wants_idle(board):
         pruned.add(IDLE)
     files = _closure(tree, board, start, everywhere, pruned)
-    failing = [ON_FAULT[f] for f in files if f in ON_FAULT]
-    files = (files | _closure(tree, board, failing, everywhere, pruned)) - set(leave_out)
+    later = [ON_FAULT.get(f) or BY_NAME[f] for f in files if f in ON_FAULT or f in BY_NAME]
+    files = (files | _closure(tree, board, later, everywhere, pruned)) - set(leave_out)
     return sorted(files), how
 
 
