@@ -86,21 +86,47 @@ class Server:
         # Decorator: the function gets the validated arguments as keywords (and ctx=Context).
         # A generator function is a long tool (tinymcp/tasks.py); task="optional" or
         # "required" lets a client run it as a task.
-        # The bodies are tinymcp/register.py's, loaded for each registration.
-        spec = (name, description, inputs, outputs, title,
-                (read_only, destructive, idempotent, open_world), ctx, task)
-        return lambda fn: self.once("register", "tool", fn, spec)
+        def register(fn):
+            if self.tools is None:
+                from tinymcp.tools import Tools
+                self.tools = Tools()
+            from tinymcp.tools import pack_hints
+            hints = pack_hints((read_only, destructive, idempotent, open_world))
+            if task:
+                from tinymcp.tasktools import offer
+                hints |= offer(self, task) << 8
+            self.tools.add(fn, name, description, inputs, outputs, title, hints, ctx)
+            self.changed("tools")
+            return fn
+        return register
 
     def resource(self, uri, name, description=None, mime=None, title=None, watch=None,
                  complete=None):
         # Decorator: a static resource, or a template when the uri has {variables}.
-        spec = (uri, name, description, mime, title, watch, complete)
-        return lambda fn: self.once("register", "resource", fn, spec)
+        def register(fn):
+            if self.resources is None:
+                from tinymcp.resources import Resources
+                self.resources = Resources()
+            self.resources.add(fn, uri, name, description, mime, title, watch, complete)
+            if complete:
+                self.completions = True
+            self.changed("resources")
+            return fn
+        return register
 
     def prompt(self, name, description=None, args=None, title=None, complete=None):
         # Decorator: args is {"name": "description", "optional?": "description"}.
-        spec = (name, description, args, title, complete)
-        return lambda fn: self.once("register", "prompt", fn, spec)
+        def register(fn):
+            if self.prompts is None:
+                from tinymcp.prompts import Prompts, HANDLERS
+                self.prompts = Prompts()
+                self.add_methods(HANDLERS)
+            self.prompts.add(fn, name, description, args, title, complete)
+            if complete:
+                self.completions = True
+            self.changed("prompts")
+            return fn
+        return register
 
     def add_methods(self, handlers):
         # Methods a capability brings with its first entry (prompts/*, tasks/*): this server's
