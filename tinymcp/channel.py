@@ -10,8 +10,10 @@
 from tinymcp import framing
 from tinymcp.clock import ticks_ms, ticks_diff
 from tinymcp.jsonrpc import JsonLink, loads
-from tinymcp.protocol import INVALID_REQUEST, PARSE_ERROR, REASON, FRAME_TOO_LONG
+from tinymcp.protocol import (INVALID_REQUEST, PARSE_ERROR, INTERNAL_ERROR, REASON,
+                              FRAME_TOO_LONG)
 from tinymcp.revision import HANDSHAKE
+from tinymcp.server import describe
 
 class Channel:
     poll_ms = 200      # how often the idle work runs (subscribed resources checked)
@@ -110,10 +112,15 @@ class Channel:
                 link.error(None, PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
                 return
         server.link = link  # unsolicited output follows the last good frame's kind
-        if server.busy:
-            self._interject(raw, msg, link)
-        else:
-            server.answer(msg, link)
+        try:
+            if server.busy:
+                self._interject(raw, msg, link)
+            else:
+                server.answer(msg, link)
+        except Exception as e:  # outside any handler: a module missing from the board, memory
+            rid = msg.get("id") if type(msg) is dict else None
+            link.error(rid if type(rid) is int or type(rid) is str else None, INTERNAL_ERROR,
+                       "Internal error: " + describe(e))
 
     def _cbor(self):
         if self.cbor is None:  # the first CBOR frame: the link, or an error said once

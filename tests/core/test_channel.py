@@ -102,3 +102,25 @@ def test_a_dict_result_mirrors_its_text_exactly_whatever_its_strings_hold():
             res = answer["result"]
             assert json.loads(res["content"][0]["text"]) == value
             assert res.get("structuredContent") == (value if full else None)
+
+
+def test_a_failure_outside_any_handler_is_answered_and_serving_continues():
+    # A board deployed without tinymcp/batch.py gets a 2025-03-26 client's batch: what fails is
+    # the import in the dispatch, before any handler runs. The batch is answered with an
+    # internal error, and the board serves the next request.
+    import sys
+    kept = sys.modules.get("tinymcp.batch")
+    sys.modules["tinymcp.batch"] = None  # marked missing, as on such a board
+    try:
+        first = frame("initialize", {"protocolVersion": "2025-03-26", "capabilities": {}}, id=0)
+        batch = b'[' + frame("ping", id=5) + b']\n'
+        reason, sent = serve([first + b"\n", batch, frame("ping", id=6) + b"\n"])
+    finally:
+        if kept is None:
+            del sys.modules["tinymcp.batch"]
+        else:
+            sys.modules["tinymcp.batch"] = kept
+    assert reason == "eof"
+    assert sent[1]["id"] is None and sent[1]["error"]["code"] == -32603
+    assert sent[1]["error"]["message"].startswith("Internal error: ")
+    assert sent[2] == {"jsonrpc": "2.0", "id": 6, "result": {}}
