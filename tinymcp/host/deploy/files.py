@@ -213,8 +213,7 @@ def board_files(root, board, extra=(), leave_out=(), network=None):
     if not everywhere and not _wants_idle(board):
         pruned.add(IDLE)
     files = _closure(tree, board, start, everywhere, pruned)
-    later = [ON_FAULT.get(f) or BY_NAME[f] for f in files if f in ON_FAULT or f in BY_NAME]
-    files = (files | _closure(tree, board, later, everywhere, pruned)) - set(leave_out)
+    files = (files | _closure(tree, board, _later(files), everywhere, pruned)) - set(leave_out)
     return sorted(files), how
 
 
@@ -224,7 +223,13 @@ def static_files(root, board):
     tree = as_tree(root)
     board = tree.board(board)
     start = [board.prefix + "main.py"] + sorted(_serve_path(tree, board))
-    return sorted(_closure(tree, board, start, True))
+    files = _closure(tree, board, start, True)
+    return sorted(files | _closure(tree, board, _later(files), True))
+
+
+def _later(files):
+    # What these files load later where no import reaches it (ON_FAULT, BY_NAME).
+    return [ON_FAULT.get(f) or BY_NAME[f] for f in files if f in ON_FAULT or f in BY_NAME]
 
 
 def device_path(rel, board):
