@@ -384,9 +384,11 @@ def _release(name):
     full = "tinymcp." + name
     if sys.modules.get(full) is not None:  # None: CPython's mark of a module kept out
         del sys.modules[full]
-        import tinymcp
-        if name in dir(tinymcp):
-            delattr(tinymcp, name)
+        at = full.rfind(".")   # "sensors.i2cparts": its package holds it too
+        package = sys.modules[full[:at]]
+        name = full[at + 1:]
+        if name in dir(package):
+            delattr(package, name)
 
 
 def _ping(server, params):

@@ -1,7 +1,9 @@
 # GPIO/PWM allow-lists, the LED, ADC channels, the MCU temperature and the I2C scan.
+import sys
+
 from tests.core.support import result
 from tests.sensors.fakes import bench, call, raises, ready, server, tools
-from tinymcp.sensors import adc, gpio, i2cscan, internal, led, sim
+from tinymcp.sensors import adc, gpio, i2cparts, i2cscan, internal, led, sim
 from tinymcp.sensors.common import SensorError
 
 
@@ -130,16 +132,21 @@ def test_each_address_names_its_likely_parts_and_any_other_is_unknown():
     named = {0x23: "BH1750", 0x3C: "SSD1306 display", 0x3D: "SSD1306 display", 0x44: "SHT3x",
              0x5C: "AM2320", 0x76: "BME280/BMP280", 0x77: "BME280/BMP280/BMP180"}
     for address, parts in named.items():
-        assert i2cscan.likely(address) == parts
+        assert i2cparts.likely(address) == parts
     for address in (0x00, 0x03, 0x24, 0x3B, 0x7F):
-        assert i2cscan.likely(address) == "unknown"
+        assert i2cparts.likely(address) == "unknown"
 
 
 def test_i2c_scan_names_likely_parts_and_reports_a_stuck_bus():
     bus, _, _, _ = bench()
-    found = i2cscan.scan(bus)
+    found = i2cparts.scan(None, bus)
     assert found["addresses"] == [0x44, 0x76]
     assert found["devices"][1] == {"address": "0x76", "likely": "BME280/BMP280"}
+    s = ready(server())
+    i2cscan.attach(s, bus)
+    assert call(s, "scan_i2c")["structuredContent"]["addresses"] == [0x44, 0x76]
+    assert "tinymcp.sensors.i2cparts" not in sys.modules   # loaded for the call, released
+    assert "i2cparts" not in dir(sys.modules["tinymcp.sensors"])
     bus.stuck = True
     s = ready(server())
     i2cscan.attach(s, bus, wiring="SDA GP4, SCL GP5")

@@ -1,29 +1,6 @@
-# An I2C bus scan, naming the parts that usually live at each address found.
-from tinymcp.sensors.common import bus_fault
-
-# The parts usually found at each address, as one str (one object instead of a dict of 15):
-# ";", the address in two hex digits, the names, up to the next ";".
-_LIKELY = (";23BH1750;29VL53L0X/TSL2591;38AHT20;3CSSD1306 display;3DSSD1306 display"
-           ";40INA219/HTU21D/Si7021;44SHT3x;45SHT3x;48ADS1115/TMP102;50EEPROM;57EEPROM/MAX3010x"
-           ";5CAM2320;62SCD4x;68MPU6050/DS3231;69MPU6050;76BME280/BMP280;77BME280/BMP280/BMP180;")
-
-
-def likely(address):
-    # -> the parts usually at this 7-bit address, or "unknown".
-    at = _LIKELY.find(";%02X" % address)
-    if at < 0:
-        return "unknown"
-    return _LIKELY[at + 3:_LIKELY.find(";", at + 1)]
-
-
-def scan(i2c, wiring=""):
-    try:
-        found = i2c.scan()
-    except OSError as e:
-        raise bus_fault(e, "I2C scan", wiring)
-    return {"addresses": found,
-            "devices": [{"address": "0x%02x" % a, "likely": likely(a)}
-                        for a in found]}
+# An I2C bus scan tool, naming the parts that usually live at each address found. Only the
+# registration is held: the scan and the part names (tinymcp/sensors/i2cparts.py) are loaded
+# for each call and released after it.
 
 
 def attach(server, i2c, tool="scan_i2c", bus="I2C", wiring=""):
@@ -35,6 +12,6 @@ def attach(server, i2c, tool="scan_i2c", bus="I2C", wiring=""):
                           "devices": array(obj({"address": string(), "likely": string()}))},
                  title="Scan " + bus + " bus", read_only=True, open_world=False)
     def scan_i2c():
-        return scan(i2c, wiring)
+        return server.once("sensors.i2cparts", "scan", i2c, wiring)
 
     return i2c

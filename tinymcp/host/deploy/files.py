@@ -148,8 +148,11 @@ NETWORK = {"usb": (), "tcp": NETWORK_CODE[:2], "mqtt": NETWORK_CODE}
 
 # What a shipped module imports only when something fails (no trace reaches it): shipped with it.
 ON_FAULT = {"tinymcp/sensors/common.py": "tinymcp/sensors/faults.py"}   # a bus fault's advice
-# What a shipped module loads by name (Server.once) where no trace reaches it: shipped with it.
-BY_NAME = {"tinymcp/channel.py": "tinymcp/linkmode.py"}   # a channel's link-mode offer
+# What a shipped module loads later, by name (Server.once) or at a driver's first read, where no
+# trace reaches it: shipped with it.
+BY_NAME = {"tinymcp/channel.py": "tinymcp/linkmode.py",   # a channel's link-mode offer
+           "tinymcp/sensors/i2cscan.py": "tinymcp/sensors/i2cparts.py",   # each bus scan
+           "tinymcp/sensors/bme280.py": "tinymcp/sensors/bme280chip.py"}  # the first read
 
 
 # boot.start() loads its idle poll (ports/micropython/idle.py) only for a heartbeat LED or a
@@ -210,8 +213,7 @@ def board_files(root, board, extra=(), leave_out=(), network=None):
     if not everywhere and not _wants_idle(board):
         pruned.add(IDLE)
     files = _closure(tree, board, start, everywhere, pruned)
-    later = [ON_FAULT.get(f) or BY_NAME[f] for f in files if f in ON_FAULT or f in BY_NAME]
-    files = (files | _closure(tree, board, later, everywhere, pruned)) - set(leave_out)
+    files = (files | _closure(tree, board, _later(files), everywhere, pruned)) - set(leave_out)
     return sorted(files), how
 
 
@@ -221,7 +223,13 @@ def static_files(root, board):
     tree = as_tree(root)
     board = tree.board(board)
     start = [board.prefix + "main.py"] + sorted(_serve_path(tree, board))
-    return sorted(_closure(tree, board, start, True))
+    files = _closure(tree, board, start, True)
+    return sorted(files | _closure(tree, board, _later(files), True))
+
+
+def _later(files):
+    # What these files load later where no import reaches it (ON_FAULT, BY_NAME).
+    return [ON_FAULT.get(f) or BY_NAME[f] for f in files if f in ON_FAULT or f in BY_NAME]
 
 
 def device_path(rel, board):
