@@ -1,6 +1,4 @@
 # BME280 driver against the register-level simulated chip: datasheet values and faults.
-import sys
-
 from tests.sensors.fakes import bench, call, raises, ready, server, tools
 from tinymcp.sensors import simchips
 from tinymcp.sensors.bme280 import BME280, attach
@@ -15,7 +13,7 @@ EXAMPLE_ADC_P = 415148
 def example_sensor(adc_h=30000):
     bus, chip, _, _ = bench()
     chip.raw = (EXAMPLE_ADC_T, EXAMPLE_ADC_P, adc_h)
-    return BME280(bus, 0x76).driver(), chip   # the chip code itself: its words and formulas
+    return BME280(bus, 0x76), chip
 
 
 def test_datasheet_example_temperature_is_exact():
@@ -36,7 +34,7 @@ def test_calibration_words_are_read_and_sign_extended():
            "P": (36477, -10685, 3024, 2855, 140, -7, 15500, -14600, 6000),
            "H": (75, 362, 0, -313, -50, -30)}  # negative 12-bit H4/H5 and signed H6
     bus = simchips.I2C(simchips.BME280Chip(0x76, calibration=cal))
-    sensor = BME280(bus).driver()
+    sensor = BME280(bus)
     sensor.setup()
     assert sensor.t == cal["T"]
     assert sensor.p == cal["P"]
@@ -148,18 +146,6 @@ def test_skipped_measurement_values_are_errors_not_readings():
     assert "skipped" in str(raises(sensor.read, SensorError))
 
 
-def test_the_chip_code_loads_at_the_first_read_not_at_attach_and_stays():
-    sys.modules.pop("tinymcp.sensors.bme280chip", None)
-    bus, chip, _, _ = bench()
-    s = ready(server())
-    attach(s, BME280(bus, 0x76))
-    assert "read_bme280" in tools(s)
-    assert "tinymcp.sensors.bme280chip" not in sys.modules
-    call(s, "read_bme280")
-    assert "tinymcp.sensors.bme280chip" in sys.modules
-    assert "isError" not in call(s, "read_bme280")
-
-
 def test_attach_registers_a_tool_and_a_subscribable_resource():
     bus, chip, _, _ = bench()
     s = ready(server())
@@ -177,20 +163,6 @@ def test_attach_registers_a_tool_and_a_subscribable_resource():
     text = result(s, "resources/read", {"uri": "sensor://bme280/0x76"})["contents"][0]["text"]
     assert '"celsius"' in text
     assert result(s, "resources/subscribe", {"uri": "sensor://bme280/0x76"}) == {}
-
-
-def test_a_sensor_absent_from_the_start_is_an_is_error_result_at_each_read():
-    bus, chip, _, _ = bench()
-    chip.absent = True
-    s = ready(server())
-    attach(s, BME280(bus, 0x76, wiring="SDA GP4, SCL GP5"))   # attach never touches the bus
-    for _ in range(2):
-        failed = call(s, "read_bme280")
-        assert failed["isError"] is True
-        assert failed["content"][0]["text"] == (
-            "read_bme280 failed: BME280 at 0x76 did not answer on the I2C bus (NACK): check its "
-            "power, the SDA/SCL wiring (SDA GP4, SCL GP5), the pull-up resistors and the address "
-            "it is strapped to")
 
 
 def test_a_device_fault_is_an_is_error_result_and_the_server_keeps_serving():

@@ -29,7 +29,7 @@ for _name in ("add", "sub", "mul", "rshift", "lshift", "floordiv", "and"):
 def test_compensation_needs_no_big_ints_from_minus_10_to_60_degc():
     cal = simchips.BOSCH_EXAMPLE
     chip = simchips.BME280Chip(calibration=cal)
-    sensor = BME280(None).driver()
+    sensor = BME280(None)
     sensor.t, sensor.p, sensor.h = [tuple(Tracked(v) for v in cal[k]) for k in "TPH"]
     for celsius in range(-10, 61, 5):
         for rh in (0, 30, 60, 100):

@@ -148,11 +148,9 @@ NETWORK = {"usb": (), "tcp": NETWORK_CODE[:2], "mqtt": NETWORK_CODE}
 
 # What a shipped module imports only when something fails (no trace reaches it): shipped with it.
 ON_FAULT = {"tinymcp/sensors/common.py": "tinymcp/sensors/faults.py"}   # a bus fault's advice
-# What a shipped module loads later, by name (Server.once) or at a driver's first read, where no
-# trace reaches it: shipped with it.
+# What a shipped module loads by name (Server.once) where no trace reaches it: shipped with it.
 BY_NAME = {"tinymcp/channel.py": "tinymcp/linkmode.py",   # a channel's link-mode offer
-           "tinymcp/sensors/i2cscan.py": "tinymcp/sensors/i2cparts.py",   # each bus scan
-           "tinymcp/sensors/bme280.py": "tinymcp/sensors/bme280chip.py"}  # the first read
+           "tinymcp/sensors/i2cscan.py": "tinymcp/sensors/i2cparts.py"}   # each bus scan
 
 
 # boot.start() loads its idle poll (ports/micropython/idle.py) only for a heartbeat LED or a
