@@ -165,6 +165,20 @@ def test_attach_registers_a_tool_and_a_subscribable_resource():
     assert result(s, "resources/subscribe", {"uri": "sensor://bme280/0x76"}) == {}
 
 
+def test_a_sensor_absent_from_the_start_is_an_is_error_result_at_each_read():
+    bus, chip, _, _ = bench()
+    chip.absent = True
+    s = ready(server())
+    attach(s, BME280(bus, 0x76, wiring="SDA GP4, SCL GP5"))
+    for _ in range(2):
+        failed = call(s, "read_bme280")
+        assert failed["isError"] is True
+        assert failed["content"][0]["text"] == (
+            "read_bme280 failed: BME280 at 0x76 did not answer on the I2C bus (NACK): check its "
+            "power, the SDA/SCL wiring (SDA GP4, SCL GP5), the pull-up resistors and the address "
+            "it is strapped to")
+
+
 def test_a_device_fault_is_an_is_error_result_and_the_server_keeps_serving():
     bus, chip, _, _ = bench()
     s = ready(server())
