@@ -385,10 +385,10 @@ def _release(name):
     if sys.modules.get(full) is not None:  # None: CPython's mark of a module kept out
         del sys.modules[full]
         at = full.rfind(".")   # "sensors.i2cparts": its package holds it too
-        package = sys.modules[full[:at]]
-        name = full[at + 1:]
-        if name in dir(package):
-            delattr(package, name)
+        try:
+            delattr(sys.modules[full[:at]], full[at + 1:])
+        except AttributeError:  # imported by name only: the package never held it
+            pass
 
 
 def _ping(server, params):

@@ -39,6 +39,7 @@ def start(build, button=None, flag=SKIP_FLAG, heartbeat=None, watchdog_ms=None, 
 
 def _once(fn, *args):
     # fn(*args) of ports/micropython/safeboot.py, imported for the call and released after it.
+    # Not tinymcp.server's release: the way out to the REPL must work when tinymcp cannot import.
     from ports.micropython import safeboot
     try:
         return getattr(safeboot, fn)(*args)
