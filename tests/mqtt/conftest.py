@@ -165,6 +165,23 @@ class Board:
 
 
 @pytest.fixture
+def bridges():
+    # bridges(*args, env=None) -> (url, Bridge): tinymcp-bridge ARGS --http on a free port.
+    from tests.bridge.conftest import Bridge
+    started = []
+
+    def start(*args, env=None):
+        bridge = Bridge(list(args) + ["--http", "127.0.0.1:0", "--log-level", "info"],
+                        stdin=subprocess.DEVNULL, env=env)
+        started.append(bridge)
+        return bridge.wait_stderr(r"serving (http://\S+/mcp)").group(1), bridge
+    yield start
+    for bridge in started:
+        assert bridge.stop() == 0, bridge.stderr()
+        assert "Traceback" not in bridge.stderr(), bridge.stderr()
+
+
+@pytest.fixture
 def boards():
     started = []
 

@@ -25,22 +25,6 @@ READ = "read_temperature"
 WAIT = "wait_for_event"   # the bridge's own tool, across its boards
 
 
-@pytest.fixture
-def bridges():
-    # bridges(*args, env=None) -> (url, Bridge): tinymcp-bridge ARGS --http on a free port.
-    started = []
-
-    def start(*args, env=None):
-        bridge = Bridge(list(args) + ["--http", "127.0.0.1:0", "--log-level", "info"],
-                        stdin=subprocess.DEVNULL, env=env)
-        started.append(bridge)
-        return bridge.wait_stderr(r"serving (http://\S+/mcp)").group(1), bridge
-    yield start
-    for bridge in started:
-        assert bridge.stop() == 0, bridge.stderr()
-        assert "Traceback" not in bridge.stderr(), bridge.stderr()
-
-
 async def board_tools(client):
     # The boards' tools the host is shown: all but the bridge's own wait_for_event, which is
     # there with or without boards.
