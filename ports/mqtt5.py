@@ -156,6 +156,8 @@ class Client:
         sock.connect(address)
         if tls:
             sock = _wrap(sock, host, tls)
+        if hasattr(sock, "pending"):   # CPython's TLS socket
+            from ports.cpython.tls import TlsStream as SocketStream
         self.stream = SocketStream(sock, self.max_packet)
         self.have = self.skip = self._consumed = 0
         self.connack = None
@@ -369,25 +371,29 @@ class Client:
 
 
 def _wrap(sock, host, tls):
-    # TLS where the runtime has ssl (mqtts://). tls: True, or (cert, key, ca) file paths, each
+    # TLS where the runtime has it (mqtts://). tls: True, or (cert, key, ca) file paths, each
     # may be None: the board's client certificate and key (mutual TLS: the broker knows the
     # board by it), the CA its broker's certificate is checked against.
-    import ssl
     cert, key, ca = tls if type(tls) is tuple else (None, None, None)
-    default = getattr(ssl, "create_default_context", None)
+    try:
+        import ssl
+        default = getattr(ssl, "create_default_context", None)
+    except ImportError:   # MicroPython with a path without .frozen, where ssl.py lives
+        default = None
     if default is not None:  # CPython: PEM files; the system's CA store unless ca
         context = default(cafile=ca)
         if cert:
             context.load_cert_chain(cert, key)
         return context.wrap_socket(sock, server_hostname=host)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    if cert:   # MicroPython's mbedtls reads DER: a PEM file is decoded first
+    import tls as mbedtls  # MicroPython's TLS module (its ssl.py is a wrapper of it)
+    context = mbedtls.SSLContext(mbedtls.PROTOCOL_TLS_CLIENT)
+    if cert:   # mbedtls reads DER here: a PEM file is decoded first
         context.load_cert_chain(_der(cert), _der(key or cert, b"PRIVATE KEY"))
     if ca:
-        context.load_verify_locations(cadata=_der(ca))
-        context.verify_mode = ssl.CERT_REQUIRED
+        context.load_verify_locations(_der(ca))
+        context.verify_mode = mbedtls.CERT_REQUIRED
     else:
-        context.verify_mode = ssl.CERT_NONE  # boards carry no CA store by default
+        context.verify_mode = mbedtls.CERT_NONE  # boards carry no CA store by default
     return context.wrap_socket(sock, server_hostname=host)
 
 

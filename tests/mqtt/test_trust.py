@@ -25,7 +25,8 @@ REFUSED = r"--mqtt: not serving the boards on %s: .*docs/fleet\.md's ACL, or pas
 class Rogue:
     # Any MQTT 5 client on the broker (paho): publishes what it likes with the user properties
     # it likes, and keeps what its subscriptions bring.
-    def __init__(self, port, client_id, login=None):
+    def __init__(self, port, client_id, login=None, tls=None):
+        # tls: (CA, certificate, key) files for a broker that wants a client certificate.
         import paho.mqtt.client as mqtt
         self.id = client_id
         self.messages = []
@@ -35,6 +36,8 @@ class Rogue:
                                       protocol=mqtt.MQTTv5)
         if login:
             c.username_pw_set(*login)
+        if tls:
+            c.tls_set(ca_certs=tls[0], certfile=tls[1], keyfile=tls[2])
         up = threading.Event()
         c.on_connect = lambda *a: up.set()
         c.on_message = self._message
