@@ -385,7 +385,10 @@ def _wrap(sock, host, tls):
         if cert:
             context.load_cert_chain(cert, key)
         return context.wrap_socket(sock, server_hostname=host)
-    import tls as mbedtls  # MicroPython's TLS module (its ssl.py is a wrapper of it)
+    try:
+        import tls as mbedtls  # MicroPython's TLS module (its ssl.py is a wrapper of it)
+    except ImportError:
+        import ssl as mbedtls  # firmware before 1.23: ssl was that module
     context = mbedtls.SSLContext(mbedtls.PROTOCOL_TLS_CLIENT)
     if cert:   # mbedtls reads DER here: a PEM file is decoded first
         context.load_cert_chain(_der(cert), _der(key or cert, b"PRIVATE KEY"))

@@ -64,9 +64,12 @@ def _mqtt_settings(found, path):
         return None, path + ": " + str(e)
     if tls:
         try:
-            import ssl  # noqa: F401
+            import tls  # noqa: F401  (what ports/mqtt5.py uses; ssl.py wraps it)
         except ImportError:
-            return None, path + ": mqtts:// needs ssl, which this firmware lacks"
+            try:
+                import ssl  # noqa: F401
+            except ImportError:
+                return None, path + ": mqtts:// needs ssl, which this firmware lacks"
     elif broker.get("cert") or broker.get("ca"):
         return None, path + ": mqtt's cert and ca go with mqtts:// only"
     return found, None
