@@ -74,8 +74,8 @@ class Board:
     max_pending = 8       # messages kept while a handler runs (other clients' requests)
 
     def __init__(self, server, host, port, name, server_id, keepalive=60, user=None,
-                 password=None, tls=False, log=print):
-        # tls: False, True, or (cert, key, ca) file paths (ports/mqtt5.py _wrap)
+                 password=None, tls=None, log=print):
+        # tls: None/False, True, or (cert, key, ca) file paths (ports/mqtt5.py _wrap)
         self.server = server
         self.host = host
         self.port = port

@@ -141,7 +141,7 @@ class Client:
 
     # -- the connection -------------------------------------------------------------------
 
-    def connect(self, host, port, props=None, tls=False):
+    def connect(self, host, port, props=None, tls=None):
         # Connects and waits for CONNACK; raises Refused or OSError. (Sockets are imported
         # here: the codec and the binding load where there are none, for settings and tests.)
         import socket
@@ -392,11 +392,12 @@ def _wrap(sock, host, tls):
     context = mbedtls.SSLContext(mbedtls.PROTOCOL_TLS_CLIENT)
     if cert:   # mbedtls reads DER here: a PEM file is decoded first
         context.load_cert_chain(_der(cert), _der(key or cert, b"PRIVATE KEY"))
+    # (the tls stub lacks verify_mode, which the module has)
     if ca:
         context.load_verify_locations(_der(ca))
-        context.verify_mode = mbedtls.CERT_REQUIRED
-    else:
-        context.verify_mode = mbedtls.CERT_NONE  # boards carry no CA store by default
+        context.verify_mode = mbedtls.CERT_REQUIRED  # pyright: ignore[reportAttributeAccessIssue]
+    else:  # boards carry no CA store by default
+        context.verify_mode = mbedtls.CERT_NONE  # pyright: ignore[reportAttributeAccessIssue]
     return context.wrap_socket(sock, server_hostname=host)
 
 
