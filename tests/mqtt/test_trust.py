@@ -187,6 +187,38 @@ def test_a_broker_that_cannot_tell_who_publishes_serves_no_board(boards, bridges
         broker.stop()
 
 
+def test_a_broker_with_the_acl_that_also_takes_anonymous_clients_serves_no_board(
+        boards, bridges, rogues):
+    # docs/fleet.md's ACL, but allow_anonymous true: the probe is denied, yet anyone may connect
+    # without a login under b1's client id and have b1's rights (the ACL's %c): shown here,
+    # then refused by the bridge in one line.
+    broker = Broker(users={"b1": "pw1", "bridge-site-a": "pwb"},
+                    acl=_fleet_block("`/etc/mosquitto/acl`"),
+                    config=["allow_anonymous true"])
+    try:
+        boards("python", "mqtt://b1:pw1@127.0.0.1:%d" % broker.port, "b1", "--name",
+               "site-a/sim")
+        env = clean_env(TINYMCP_MQTT_USERNAME="bridge-site-a", TINYMCP_MQTT_PASSWORD="pwb")
+        url, bridge = bridges("--sim", "--mqtt", broker.url, "--mqtt-filter", "site-a/#",
+                              env=env)
+
+        async def main():
+            async with Client(url, mode="legacy") as client:
+                assert await celsius(client, "sim")
+                await anyio.sleep(3)   # b1 is online on the broker all along
+                return await board_tools(client)
+        names = asyncio.run(main())
+        assert not [n for n in names if n.startswith("sim-b1_")], names
+        bridge.wait_stderr(REFUSED % re.escape(broker.url))
+        said = [line for line in bridge.stderr().splitlines() if "docs/fleet.md" in line]
+        assert len(said) == 1 and "takes clients without a login or certificate" in said[0], said
+        impostor = rogues(broker.port, "b1")   # anonymous, as b1: allowed where b1 may write
+        impostor.publish("$mcp-server/presence/b1/site-a/sim", b"", sender="b1")
+        assert not impostor.denied
+    finally:
+        broker.stop()
+
+
 def test_a_bridge_with_only_an_anonymous_broker_exits_2_with_one_line(broker):
     from tests.bridge.conftest import Bridge
     bridge = Bridge(["--mqtt", broker.url], env=clean_env())

@@ -52,6 +52,7 @@ DRAIN = 64                # messages handled per turn of the loop, so nothing el
 MAX_BOARDS = 256          # boards (served or being asked) of one broker; more are ignored
 MAX_NAMES = 16            # server-names one server-id may announce at once; more are ignored
 NEW_PER_S = 10            # initialize sent to boards not yet served, per second and broker
+ANONYMOUS_WAIT = 5         # seconds for the broker to answer a client without a login
 ASK_AGAIN = (2, 120)      # seconds before asking a silent board again: first, at most
 CLIENT_INFO = {"name": "tinymcp-bridge", "version": "0.1.0"}   # BoardSession's default
 
@@ -444,21 +445,59 @@ class Broker:
             log.debug("%s", line)
 
     def _probed(self, denied, reason):
-        if not denied and not self.insecure:
-            line = ("--mqtt: not serving the boards on %s: it let the bridge publish a board's "
-                    "presence under a server-id not its own (%s), so it enforces no ACL and "
-                    "anyone on it can speak for any board; give it %s, or pass "
-                    "--mqtt-insecure" % (self.shown, reason, ACL_DOC))
+        task = self.loop.create_task(self._verdict(denied, reason))
+        task.add_done_callback(log_failure)
+
+    async def _verdict(self, denied, reason):
+        # The probe's PUBACK is in: denied, the ACL holds; then no client may get in without a
+        # login (an anonymous one could take any board's client id, and the ACL with it).
+        why = None
+        if not denied:
+            why = ("it let the bridge publish a board's presence under a server-id not its own "
+                   "(%s): it enforces no ACL" % reason)
+        elif not self.insecure and await self.loop.run_in_executor(None, self._takes_anonymous):
+            why = ("it takes clients without a login or certificate, and one of them may take "
+                   "any board's client id")
+        if why is not None and not self.insecure:
+            line = ("--mqtt: not serving the boards on %s: %s; anyone on it can speak for "
+                    "any board; give it %s, or pass --mqtt-insecure" % (self.shown, why, ACL_DOC))
             if line != self._said:
                 self._said = line
                 log.error("%s", line)
             return
-        if not denied and not self.unverified:
+        if why is not None and not self.unverified:
             log.warning("--mqtt-insecure: the broker %s enforces no ACL: any client there can "
                         "speak for any of its boards; their tools say so", self.shown)
-        self.unverified = not denied
-        self._subscribe()
-        self._up()
+        self.unverified = why is not None
+        if self.client.is_connected():
+            self._subscribe()
+            self._up()
+
+    def _takes_anonymous(self):
+        # (a thread) -> True when the broker lets a client in without a login or certificate.
+        mqtt = self.mqtt
+        probe = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
+                            client_id="tinymcp-anonymous-probe-" + uuid.uuid4().hex[:12])
+        if self.tls:
+            probe.tls_set(ca_certs=os.environ.get(CA_ENV) or None, cert_reqs=ssl.CERT_REQUIRED)
+        answered = threading.Event()
+        taken = []
+
+        def connected(client, userdata, flags, reason, properties):
+            taken.append(not reason.is_failure)
+            answered.set()
+        probe.on_connect = connected
+        try:
+            probe.connect(self.host, self.port, keepalive=KEEPALIVE)
+        except (OSError, ValueError):   # refused at the TLS handshake, or gone
+            return False
+        probe.loop_start()
+        try:
+            answered.wait(ANONYMOUS_WAIT)
+        finally:
+            probe.disconnect()
+            probe.loop_stop()
+        return taken == [True]
 
     def _up(self):
         self.connected = True
