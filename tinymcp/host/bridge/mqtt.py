@@ -638,7 +638,12 @@ class Broker:
         # A board asked to initialize answers: served from now on, if it said yes.
         asked = self.asking[key]
         if msg is None or msg.get("id") != asked.rid or type(msg.get("result")) is not dict:
-            log.debug("board %s/%s: not an answer to initialize: %s", *key, str(msg)[:200])
+            refused = msg is not None and msg.get("id") == asked.rid and "error" in msg
+            log.log(logging.WARNING if refused and not asked.said else logging.DEBUG,
+                    "board %s/%s: %s: %s; asking again later", key[0], key[1],
+                    "refused initialize" if refused else "not an answer to initialize",
+                    str(msg.get("error") if refused else msg)[:200])
+            asked.said = asked.said or refused
             return
         del self.asking[key]
         made = []
@@ -667,12 +672,13 @@ class Broker:
 
 class Asked:
     # A board announced and not yet answering initialize: when to ask it (again), and how.
-    __slots__ = ("at", "pause", "rid")
+    __slots__ = ("at", "pause", "rid", "said")
 
     def __init__(self):
         self.at = 0.0
         self.pause = ASK_AGAIN[0]
         self.rid = None
+        self.said = False   # its refusal is in the log
 
 
 def serve_brokers(urls, filters, router, make_session, insecure=False):
