@@ -74,7 +74,8 @@ class Board:
     max_pending = 8       # messages kept while a handler runs (other clients' requests)
 
     def __init__(self, server, host, port, name, server_id, keepalive=60, user=None,
-                 password=None, tls=False, log=print):
+                 password=None, tls=None, log=print):
+        # tls: None/False, True, or (cert, key, ca) file paths (ports/mqtt5.py _wrap)
         self.server = server
         self.host = host
         self.port = port
@@ -98,6 +99,7 @@ class Board:
         self.link = MqttLink(self.out, self)
         self.said = None      # the last connection trouble logged, said once
         self.skipped = 0
+        self.forged = False   # a message not from the client its topic names: said once
 
     def _name(self, name):
         self.name = name
@@ -209,7 +211,7 @@ class Board:
             topic, payload, users = packet
             cid = self._rpc_client(topic)
             msg = None
-            if cid is not None and cid == self.current:
+            if cid is not None and cid == self.current and users.get(SENDER) == cid:
                 try:
                     msg = loads(payload)
                 except Exception:
@@ -231,12 +233,16 @@ class Board:
         return cid if _valid_id(cid) else None
 
     def _on(self, topic, payload, sender):
-        # One PUBLISH from the broker.
+        # One PUBLISH from the broker. A message on a client's topics counts only when its
+        # sender is that client (with the broker's ACL, docs/fleet.md, that is proven).
         if sender == self.server_id:  # our own, where No Local was not granted
             return
         cid = self._rpc_client(topic)
         if cid is not None:
-            self._answer(cid, payload)
+            if sender == cid:
+                self._answer(cid, payload)
+            else:
+                self._forged(cid, sender)
             return
         topic = topic.decode()
         if topic == self.control:  # initialize: the answer goes to the sender's RPC topic
@@ -249,12 +255,23 @@ class Board:
             self._answer(sender, payload)
         elif topic.startswith("$mcp-client/presence/"):
             cid = topic[21:]
-            if cid in self.sessions and (not len(payload) or b"disconnected" in bytes(payload)):
+            if cid in self.sessions and sender != cid:
+                self._forged(cid, sender)
+            elif cid in self.sessions and (not len(payload)
+                                           or b"disconnected" in bytes(payload)):
                 self._end(cid, False)
         elif topic.startswith("$mcp-client/capability/"):
             cid = topic[23:]
-            if cid in self.sessions:
+            if cid in self.sessions and sender != cid:
+                self._forged(cid, sender)
+            elif cid in self.sessions:
                 self._answer(cid, payload)
+
+    def _forged(self, cid, sender):
+        if not self.forged:
+            self.forged = True
+            self.log("tinymcp: a message on the topics of client %s from %s: dropped (and "
+                     "any more such, unsaid)" % (cid, sender))
 
     def _answer(self, cid, payload):
         self._enter(cid)
@@ -377,11 +394,19 @@ def check(name, server_id):
 
 
 def serve(server, url, name=None, server_id=None, keepalive=60, log=print, user=None,
-          password=None):
+          password=None, cert=None, key=None, ca=None):
     # Serve over the broker at url for as long as the board runs. name: the server-name
     # (default tinymcp/<board name>); server_id: its MQTT client id (default the board's id);
-    # user and password, when given, over those in the URL.
+    # user and password, when given, over those in the URL. With mqtts://: cert and key, the
+    # board's client certificate and its key (files, PEM or DER; the broker may know the board
+    # by it, docs/fleet.md), ca the CA file its broker's certificate is checked against.
     host, port, tls, url_user, url_password = parse_url(url)
+    if (cert or key or ca) and not tls:
+        raise ValueError("a client certificate, key or CA goes with mqtts:// only")
+    if key and not cert:
+        raise ValueError("a key without its certificate")
+    if tls and (cert or ca):
+        tls = (cert, key, ca)
     if name is None:
         board = server.info["name"]
         name = "tinymcp/" + (board[8:] if board.startswith("tinymcp-") else board)

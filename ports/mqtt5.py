@@ -141,7 +141,7 @@ class Client:
 
     # -- the connection -------------------------------------------------------------------
 
-    def connect(self, host, port, props=None, tls=False):
+    def connect(self, host, port, props=None, tls=None):
         # Connects and waits for CONNACK; raises Refused or OSError. (Sockets are imported
         # here: the codec and the binding load where there are none, for settings and tests.)
         import socket
@@ -155,7 +155,9 @@ class Client:
             pass
         sock.connect(address)
         if tls:
-            sock = _wrap(sock, host)
+            sock = _wrap(sock, host, tls)
+        if hasattr(sock, "pending"):   # CPython's TLS socket
+            from ports.cpython.tls import TlsStream as SocketStream
         self.stream = SocketStream(sock, self.max_packet)
         self.have = self.skip = self._consumed = 0
         self.connack = None
@@ -368,12 +370,51 @@ class Client:
         return topic, memoryview(buf)[pos:end], users
 
 
-def _wrap(sock, host):
-    # TLS where the runtime has ssl (mqtts://).
-    import ssl
-    default = getattr(ssl, "create_default_context", None)
-    if default is not None:  # CPython: the system's CA store, the host name checked
-        return default().wrap_socket(sock, server_hostname=host)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    context.verify_mode = ssl.CERT_NONE  # boards carry no CA store by default
+def _wrap(sock, host, tls):
+    # TLS where the runtime has it (mqtts://). tls: True, or (cert, key, ca) file paths, each
+    # may be None: the board's client certificate and key (mutual TLS: the broker knows the
+    # board by it), the CA its broker's certificate is checked against.
+    cert, key, ca = tls if type(tls) is tuple else (None, None, None)
+    try:
+        import ssl
+        default = getattr(ssl, "create_default_context", None)
+    except ImportError:   # MicroPython with a path without .frozen, where ssl.py lives
+        default = None
+    if default is not None:  # CPython: PEM files; the system's CA store unless ca
+        context = default(cafile=ca)
+        if cert:
+            context.load_cert_chain(cert, key)
+        return context.wrap_socket(sock, server_hostname=host)
+    try:
+        import tls as mbedtls  # MicroPython's TLS module (its ssl.py is a wrapper of it)
+    except ImportError:
+        import ssl as mbedtls  # firmware before 1.23: ssl was that module
+    context = mbedtls.SSLContext(mbedtls.PROTOCOL_TLS_CLIENT)
+    if cert:   # mbedtls reads DER here: a PEM file is decoded first
+        context.load_cert_chain(_der(cert), _der(key or cert, b"PRIVATE KEY"))
+    # (the tls stub lacks verify_mode, which the module has)
+    if ca:
+        context.load_verify_locations(_der(ca))
+        context.verify_mode = mbedtls.CERT_REQUIRED  # pyright: ignore[reportAttributeAccessIssue]
+    else:  # boards carry no CA store by default
+        context.verify_mode = mbedtls.CERT_NONE  # pyright: ignore[reportAttributeAccessIssue]
     return context.wrap_socket(sock, server_hostname=host)
+
+
+def _der(path, kind=b"CERTIFICATE"):
+    # The DER bytes of a PEM or DER file: the first block whose label ends with kind.
+    with open(path, "rb") as f:
+        data = f.read()
+    if not data.startswith(b"-----") and b"\n-----BEGIN" not in data:
+        return data
+    from binascii import a2b_base64
+    inside = None
+    for line in data.split(b"\n"):
+        line = line.strip()
+        if line.startswith(b"-----BEGIN ") and line.endswith(kind + b"-----"):
+            inside = []
+        elif line.startswith(b"-----END ") and inside is not None:
+            return a2b_base64(b"".join(inside))
+        elif inside is not None:
+            inside.append(line)
+    raise ValueError("%s holds no %s" % (path, kind.decode()))

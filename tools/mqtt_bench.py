@@ -39,7 +39,7 @@ class Bridge:
     def __init__(self, url):
         self.err = tempfile.TemporaryFile()
         self.started = time.monotonic()
-        board = ["--mqtt", url] if url else ["--sim"]
+        board = ["--mqtt", url, "--mqtt-insecure"] if url else ["--sim"]   # its own broker
         self.proc = subprocess.Popen(BRIDGE + board + ["--http", "127.0.0.1:0"], cwd=REPO,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=self.err)

@@ -161,12 +161,16 @@ if __name__ == "__main__":
     listen_on = _option("--listen")
     broker = _option("--mqtt")
     if broker:  # through an MQTT broker: --mqtt mqtt://HOST:PORT [--name NAME] [--keepalive S]
+        # mqtts:// also takes [--mqtt-cert FILE --mqtt-key FILE] (its client certificate: the
+        # broker knows the board by it) and [--mqtt-ca FILE] (checks the broker's certificate)
         from ports.mqtt import serve as serve_mqtt
         keepalive = _option("--keepalive") or "60"
         try:
             if not keepalive.isdigit():
                 raise ValueError("--keepalive wants whole seconds")
-            serve_mqtt(build(), broker, _option("--name"), _option("--id"), int(keepalive), _log)
+            serve_mqtt(build(), broker, _option("--name"), _option("--id"), int(keepalive), _log,
+                       cert=_option("--mqtt-cert"), key=_option("--mqtt-key"),
+                       ca=_option("--mqtt-ca"))
         except ValueError as e:
             _log("sim: " + str(e))
             sys.exit(2)

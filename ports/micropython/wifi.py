@@ -8,6 +8,8 @@
 # "mqtt" section it serves through that broker instead (no token: the broker's auth decides):
 #   "mqtt": {"url": "mqtt://broker.lan:1883", "username": "...", "password": "...",
 #            "name": "tinymcp/pico-lab", "id": "pico-e6614c"}     (all but url optional)
+# and for mutual TLS (mqtts://) the board's client certificate and key, files on the board:
+#            "cert": "mqtt.crt", "key": "mqtt.key"                 (docs/fleet.md)
 import json
 import sys
 
@@ -46,9 +48,14 @@ def _mqtt_settings(found, path):
     broker = found["mqtt"]
     if type(broker) is not dict or type(broker.get("url")) is not str:
         return None, path + ": mqtt has no url (mqtt://HOST[:PORT])"
-    for key in ("username", "password", "name", "id"):
+    for key in ("username", "password", "name", "id", "cert", "key", "ca"):
         if type(broker.get(key, "")) is not str:
             return None, path + ": mqtt's " + key + " is not a string"
+    for key in ("cert", "key", "ca"):
+        if broker.get(key) and not _exists(broker[key]):
+            return None, path + ": mqtt's " + key + " " + broker[key] + " is not on the board"
+    if broker.get("key") and not broker.get("cert"):
+        return None, path + ": mqtt has a key but no cert"
     from ports.mqtt import check, parse_url
     try:
         tls = parse_url(broker["url"])[2]
@@ -57,10 +64,23 @@ def _mqtt_settings(found, path):
         return None, path + ": " + str(e)
     if tls:
         try:
-            import ssl  # noqa: F401
+            import tls  # noqa: F401  (what ports/mqtt5.py uses; ssl.py wraps it)
         except ImportError:
-            return None, path + ": mqtts:// needs ssl, which this firmware lacks"
+            try:
+                import ssl  # noqa: F401
+            except ImportError:
+                return None, path + ": mqtts:// needs ssl, which this firmware lacks"
+    elif broker.get("cert") or broker.get("ca"):
+        return None, path + ": mqtt's cert and ca go with mqtts:// only"
     return found, None
+
+
+def _exists(name):
+    try:
+        open(name, "rb").close()
+        return True
+    except OSError:
+        return False
 
 
 def start(server, path=SETTINGS):
@@ -101,7 +121,8 @@ def serve(server, found):
         print("tinymcp: on Wi-Fi %s as %s; MCP through the MQTT broker %s"
               % (found["ssid"], address, broker["url"]))
         serve_mqtt(server, broker["url"], broker.get("name"), broker.get("id"),
-                   user=broker.get("username"), password=broker.get("password"))
+                   user=broker.get("username"), password=broker.get("password"),
+                   cert=broker.get("cert"), key=broker.get("key"), ca=broker.get("ca"))
         return "network"
     from ports.tcp import listen
     port = found.get("port", PORT)

@@ -142,3 +142,44 @@ def test_deploy_for_mqtt_writes_the_broker_and_sees_the_board_there(root, tmp_pa
         assert "broker-pw" not in out and "token" not in out  # no token for a broker
     finally:
         broker.stop()
+
+
+@pytest.mark.skipif(MICROPYTHON is None, reason="the deployed board runs under micropython")
+def test_deploy_for_mqtt_with_a_client_certificate_copies_it_and_the_broker_knows_the_board(
+        root, tmp_path, make_board, capsys):
+    # Mosquitto that wants a client certificate (its CN the board's id, docs/fleet.md): deploy
+    # copies the board's certificate, key and CA beside network.json and names them there; the
+    # board, under micropython, presents them and is on the broker.
+    from tests.mqtt.conftest import Broker
+    broker = Broker(mtls=True)
+    try:
+        cert, key = broker.certificate("tinymcp")
+        board = make_board(serving=False)
+        assert deploy(root, board, tmp_path, "--wifi", "bench-lab", "--wifi-password", "pw",
+                      "--mqtt", broker.url, "--mqtt-cert", cert, "--mqtt-key", key,
+                      "--mqtt-ca", broker.ca) == 0
+        out = capsys.readouterr().out
+        with open(board.fs.real("network.json")) as f:
+            assert json.load(f)["mqtt"] == {"url": broker.url, "cert": "mqtt.crt",
+                                            "key": "mqtt.key", "ca": "mqtt-ca.crt"}
+        for name, path in (("mqtt.crt", cert), ("mqtt.key", key), ("mqtt-ca.crt", broker.ca)):
+            with open(board.fs.real(name), "rb") as copied, open(path, "rb") as given:
+                assert copied.read() == given.read(), name
+        assert ("ok: the board is on the MQTT broker 127.0.0.1:%d as tinymcp, server-name "
+                "tinymcp/wifi-test-board" % broker.port) in out
+        assert "PRIVATE KEY" not in out
+    finally:
+        broker.stop()
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--wifi", "lab", "--mqtt", "mqtt://broker.lan", "--mqtt-cert", "c.pem", "--mqtt-key",
+      "k.pem"], "go with --mqtt mqtts://"),
+    (["--wifi", "lab", "--mqtt", "mqtts://broker.lan", "--mqtt-cert", "c.pem"],
+     "--mqtt-cert and --mqtt-key go together"),
+    (["--wifi", "lab", "--mqtt", "mqtts://broker.lan", "--mqtt-cert", "/nonexistent.pem",
+      "--mqtt-key", "/nonexistent.key"], "not a usable certificate, key and CA"),
+])
+def test_bad_mqtt_certificates_are_one_line_errors(root, capsys, args, says):
+    assert main(["--board", "wifi", "--port", "/dev/null", "--root", root] + args) == 2
+    assert says in one_line_error(capsys)

@@ -1,6 +1,7 @@
 # MQTT test parts: a Mosquitto of the tests' own (a config of its own, a free loopback port,
 # never the system's service), sim boards serving through it, and an MCP client written from
 # EMQX's "MCP over MQTT" specification with paho-mqtt (not from the board's code).
+import functools
 import json
 import os
 import shutil
@@ -35,20 +36,26 @@ class Broker:
     # at .ca), and .plain_url is a second listener without it (for boards: they check no
     # certificate, or only against the system's CAs).
     # acl: the text of an acl_file; config: more lines of mosquitto.conf.
-    def __init__(self, users=None, tls=False, port=None, acl=None, config=()):
+    # mtls: .port wants a client certificate signed by the CA, its CN the client's login and
+    # client id (certificate(cn) makes one); no password, no plain listener.
+    def __init__(self, users=None, tls=False, port=None, acl=None, config=(), mtls=False):
         if MOSQUITTO is None:
             missing("mosquitto is not installed (.ci/install-mosquitto)")
         self.dir = tempfile.mkdtemp(prefix="tinymcp-mqtt-")
         self.port = port or free_port()
-        self.tls = tls
+        self.tls = tls = tls or mtls
         lines = ["listener %d 127.0.0.1" % self.port, "persistence false"]
         if tls:
             self.ca = make_certificates(self.dir)
             os.chmod(self.dir, 0o755)
+            lines += ["cafile " + self.ca, "certfile " + os.path.join(self.dir, "server.crt"),
+                      "keyfile " + os.path.join(self.dir, "server.key")]
+        if mtls:
+            lines += ["require_certificate true", "use_identity_as_username true",
+                      "use_username_as_clientid true", "allow_anonymous false"]
+        elif tls:
             self.plain_url = "mqtt://127.0.0.1:%d" % free_port()
-            lines = ["listener %s 127.0.0.1" % self.plain_url.rsplit(":", 1)[1]] + lines + [
-                "cafile " + self.ca, "certfile " + os.path.join(self.dir, "server.crt"),
-                "keyfile " + os.path.join(self.dir, "server.key")]
+            lines = ["listener %s 127.0.0.1" % self.plain_url.rsplit(":", 1)[1]] + lines
         if users:
             passwd = os.path.join(self.dir, "passwd")
             for i, (user, password) in enumerate(users.items()):
@@ -58,7 +65,7 @@ class Broker:
             os.chmod(self.dir, 0o755)
             os.chmod(passwd, 0o644)
             lines += ["allow_anonymous false", "password_file " + passwd]
-        else:
+        elif not mtls:
             lines.append("allow_anonymous true")
         if acl is not None:
             path = os.path.join(self.dir, "acl")
@@ -76,6 +83,10 @@ class Broker:
     @property
     def url(self):
         return "%s://127.0.0.1:%d" % ("mqtts" if self.tls else "mqtt", self.port)
+
+    def certificate(self, cn):
+        # A client certificate for cn signed by the broker's CA -> (certificate, key) PEM files.
+        return client_certificate(self.dir, cn)
 
     def start(self):
         self.proc = subprocess.Popen([MOSQUITTO, "-c", self.config], stdout=subprocess.DEVNULL,
@@ -122,6 +133,18 @@ def make_certificates(directory):
     return os.path.join(directory, "ca.crt")
 
 
+def client_certificate(directory, cn):
+    # A client certificate (CN = cn, the client's login and client id under Mosquitto's
+    # use_identity_as_username) signed by the CA make_certificates made there.
+    run = functools.partial(subprocess.run, cwd=directory, check=True, capture_output=True)
+    key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    run([shutil.which("openssl"), "req", *key, "-keyout", cn + ".key", "-out", cn + ".csr",
+         "-subj", "/CN=" + cn])
+    run([shutil.which("openssl"), "x509", "-req", "-in", cn + ".csr", "-CA", "ca.crt",
+         "-CAkey", "ca.key", "-CAcreateserial", "-out", cn + ".crt", "-days", "2"])
+    return os.path.join(directory, cn + ".crt"), os.path.join(directory, cn + ".key")
+
+
 @pytest.fixture(scope="module")
 def broker():
     b = Broker()
@@ -162,6 +185,23 @@ class Board:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+@pytest.fixture
+def bridges():
+    # bridges(*args, env=None) -> (url, Bridge): tinymcp-bridge ARGS --http on a free port.
+    from tests.bridge.conftest import Bridge
+    started = []
+
+    def start(*args, env=None):
+        bridge = Bridge(list(args) + ["--http", "127.0.0.1:0", "--log-level", "info"],
+                        stdin=subprocess.DEVNULL, env=env)
+        started.append(bridge)
+        return bridge.wait_stderr(r"serving (http://\S+/mcp)").group(1), bridge
+    yield start
+    for bridge in started:
+        assert bridge.stop() == 0, bridge.stderr()
+        assert "Traceback" not in bridge.stderr(), bridge.stderr()
 
 
 @pytest.fixture

@@ -240,3 +240,36 @@ def test_a_client_whose_session_ends_leaves_its_leased_led_off_and_others_served
     while photodiode() > 2 and time.monotonic() < deadline:
         time.sleep(0.2)
     assert photodiode() < 1
+
+
+def test_a_message_not_from_the_client_its_topic_names_is_dropped(broker, boards, spec_clients,
+                                                                  runtime):
+    # Issue 26: a rogue on the broker says "disconnected" on the owner's presence topic (with
+    # no sender property, and as itself) and on the owner's RPC topic, and switches the LED off
+    # there: the board takes none of it, the owner's session and its leased LED stay.
+    board = boards(runtime, broker.url, "guarded-" + runtime)
+    owner = spec_clients("owner-" + runtime)
+    rogue = spec_clients("rogue-" + runtime)
+    _, name = owner.discover(board.id)
+    owner.initialize(board.id, name)
+    rogue.initialize(board.id, name)
+
+    def photodiode():   # ADC channel 2 sees the LED: 2.4 V lit, 0.35 V dark
+        return _tool_text(rogue.request("tools/call", {"name": "read_adc",
+                                                       "arguments": {"channel": 2}}))["volts"]
+
+    owner.request("tools/call", {"name": "set_led", "arguments": {"on": True, "lease_s": 30}})
+    assert photodiode() > 2
+    bye = {"jsonrpc": "2.0", "method": "notifications/disconnected"}
+    rogue.client.publish("$mcp-client/presence/" + owner.id,
+                         json.dumps(bye)).wait_for_publish(10)   # no sender property
+    rogue.publish("$mcp-client/presence/" + owner.id, bye)
+    rogue.publish(owner.rpc, bye)
+    rogue.publish(owner.rpc, {"jsonrpc": "2.0", "id": 99, "method": "tools/call",
+                              "params": {"name": "set_led", "arguments": {"on": False}}})
+    assert "result" in rogue.request("ping")   # the board has read all of it by now
+    assert photodiode() > 2
+    assert "tools" in owner.request("tools/list")["result"]
+    said = [line for line in board.stderr().splitlines() if "on the topics of client" in line]
+    assert said == ["tinymcp: a message on the topics of client %s from %s: dropped (and any "
+                    "more such, unsaid)" % (owner.id, None)], said

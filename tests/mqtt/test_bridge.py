@@ -25,22 +25,6 @@ READ = "read_temperature"
 WAIT = "wait_for_event"   # the bridge's own tool, across its boards
 
 
-@pytest.fixture
-def bridges():
-    # bridges(*args, env=None) -> (url, Bridge): tinymcp-bridge ARGS --http on a free port.
-    started = []
-
-    def start(*args, env=None):
-        bridge = Bridge(list(args) + ["--http", "127.0.0.1:0", "--log-level", "info"],
-                        stdin=subprocess.DEVNULL, env=env)
-        started.append(bridge)
-        return bridge.wait_stderr(r"serving (http://\S+/mcp)").group(1), bridge
-    yield start
-    for bridge in started:
-        assert bridge.stop() == 0, bridge.stderr()
-        assert "Traceback" not in bridge.stderr(), bridge.stderr()
-
-
 async def board_tools(client):
     # The boards' tools the host is shown: all but the bridge's own wait_for_event, which is
     # there with or without boards.
@@ -73,7 +57,7 @@ def test_both_runtimes_boards_are_served_as_labelled_boards(broker, boards, brid
         monkeypatch.setenv(SHIM_ENV, "windows")
     boards("python", broker.url, "sim-python")
     boards("micropython", broker.url, "sim-micropython")
-    url, bridge = bridges("--mqtt", broker.url, env=clean_env())
+    url, bridge = bridges("--mqtt", broker.url, "--mqtt-insecure", env=clean_env())
 
     async def main():
         async with Client(url, mode="legacy") as client:
@@ -91,7 +75,8 @@ def test_both_runtimes_boards_are_served_as_labelled_boards(broker, boards, brid
 
 def test_over_stdio_too(broker, boards):
     boards("micropython", broker.url, "stdio-mp")
-    params = StdioServerParameters(command=bridge_script(), args=["--mqtt", broker.url],
+    params = StdioServerParameters(command=bridge_script(),
+                                   args=["--mqtt", broker.url, "--mqtt-insecure"],
                                    cwd=REPO, env=clean_env())
 
     async def main():
@@ -103,7 +88,7 @@ def test_over_stdio_too(broker, boards):
 
 def test_resource_updates_come_from_the_capability_topic(broker, boards, bridges):
     boards("micropython", broker.url, "cap")
-    url, _ = bridges("--mqtt", broker.url)
+    url, _ = bridges("--mqtt", broker.url, "--mqtt-insecure")
     updates = []
 
     async def on_message(message):
@@ -127,7 +112,8 @@ def test_resource_updates_come_from_the_capability_topic(broker, boards, bridges
 def test_mixed_with_a_sim_board_and_a_filter_that_selects_one(broker, boards, bridges):
     boards("python", broker.url, "k1", "--name", "tinymcp/kitchen")
     boards("python", broker.url, "g1", "--name", "tinymcp/garage")
-    url, bridge = bridges("--sim", "--mqtt", broker.url, "--mqtt-filter", "tinymcp/kitchen")
+    url, bridge = bridges("--sim", "--mqtt", broker.url, "--mqtt-insecure", "--mqtt-filter",
+                          "tinymcp/kitchen")
 
     async def main():
         async with Client(url, mode="legacy") as client:
@@ -150,7 +136,7 @@ def test_a_dead_board_is_withdrawn_from_the_hosts(broker, boards, bridges, how):
     keepalive = 2
     doomed = boards("python", broker.url, "doomed-" + how.lower(), "--keepalive", str(keepalive))
     boards("python", broker.url, "stays")
-    url, bridge = bridges("--mqtt", broker.url)
+    url, bridge = bridges("--mqtt", broker.url, "--mqtt-insecure")
     seen = ListChanged()
     gone = "sim-doomed-%s_%s" % (how.lower(), READ)
 
@@ -181,7 +167,7 @@ def test_after_a_broker_restart_the_board_is_back_under_its_label(boards, bridge
     broker = Broker()
     try:
         boards("python", broker.url, "phoenix", "--keepalive", "2")
-        url, bridge = bridges("--mqtt", broker.url)
+        url, bridge = bridges("--mqtt", broker.url, "--mqtt-insecure")
         seen = ListChanged()
 
         async def main():
@@ -204,7 +190,8 @@ def test_after_a_broker_restart_the_board_is_back_under_its_label(boards, bridge
 
 def test_two_bridges_on_one_broker_call_the_same_board_undisturbed(broker, boards, bridges):
     board = boards("python", broker.url, "shared")
-    (url, first), (second, other) = [bridges("--mqtt", broker.url) for _ in range(2)]
+    (url, first), (second, other) = [bridges("--mqtt", broker.url, "--mqtt-insecure")
+                                     for _ in range(2)]
     urls = [url, second]
 
     async def one(url, results):
@@ -234,10 +221,10 @@ def test_broker_credentials_come_from_the_environment(boards, bridges):
     broker = Broker(users={"board": "board-pw", "bridge": "bridge-pw"})
     try:
         boards("python", "mqtt://board:board-pw@127.0.0.1:%d" % broker.port, "locked")
-        url, good = bridges("--mqtt", broker.url,
+        url, good = bridges("--mqtt", broker.url, "--mqtt-insecure",
                             env=clean_env(TINYMCP_MQTT_USERNAME="bridge",
                                           TINYMCP_MQTT_PASSWORD="bridge-pw"))
-        _, bad = bridges("--sim", "--mqtt", broker.url,
+        _, bad = bridges("--sim", "--mqtt", broker.url, "--mqtt-insecure",
                          env=clean_env(TINYMCP_MQTT_USERNAME="bridge",
                                        TINYMCP_MQTT_PASSWORD="wrong"))
 
@@ -263,8 +250,10 @@ def test_mqtts_with_the_ca_from_the_environment(boards, bridges):
     broker = Broker(tls=True)
     try:
         board = boards("python", broker.plain_url, "secure")
-        url, bridge = bridges("--mqtt", broker.url, env=clean_env(TINYMCP_MQTT_CA=broker.ca))
-        _, blind = bridges("--sim", "--mqtt", broker.url)   # the system's CAs: not this one
+        url, bridge = bridges("--mqtt", broker.url, "--mqtt-insecure",
+                              env=clean_env(TINYMCP_MQTT_CA=broker.ca))
+        # the system's CAs: not this one
+        _, blind = bridges("--sim", "--mqtt", broker.url, "--mqtt-insecure")
 
         async def main():
             async with Client(url, mode="legacy") as client:
@@ -293,7 +282,8 @@ def test_a_bridge_without_mqtt_never_imports_paho():
 def test_labels_come_from_the_server_name_and_id_and_stay_unique():
     assert label_for("sim-python", "tinymcp/sim", set()) == "sim-python"
     assert label_for("b07", "tinymcp/sim", set()) == "sim-b07"
-    assert label_for("3C:61:05:2A", "site/hall/pico", set()) == "pico-3c-61-05-2a"
+    # folded (case, ":"): marked by a hash, never the label of the server-id "pico-3c-61-05-2a"
+    assert label_for("3C:61:05:2A", "site/hall/pico", set()).startswith("pico-3c-61-05-2a-")
     assert label_for("b07", "tinymcp/sim", {"sim-b07"}) == "sim-b07-2"
     assert label_for("b07", "tinymcp/sim", {"sim-b07", "sim-b07-2"}) == "sim-b07-3"
     long = label_for("a-very-long-server-id-from-a-fleet", "tinymcp/greenhouse", set())
@@ -323,7 +313,7 @@ def test_a_bad_broker_url_or_filter_is_one_line_and_exit_2(argv, said):
 
 def test_a_broker_down_at_the_start_is_waited_for(boards, bridges):
     port = free_port()
-    url, bridge = bridges("--sim", "--mqtt", "mqtt://127.0.0.1:%d" % port)
+    url, bridge = bridges("--sim", "--mqtt", "mqtt://127.0.0.1:%d" % port, "--mqtt-insecure")
     bridge.wait_stderr(r"the broker mqtt://127.0.0.1:%d is out of reach \(Connection refused\); "
                        r"trying again" % port)
     broker = Broker(port=port)
@@ -402,7 +392,7 @@ def test_a_hostile_board_never_costs_the_bridge_or_another_board(broker, boards,
     boards("python", broker.url, "honest")
     fake = FakeBoard(broker.port, "fake-" + answer.__name__.strip("<>"), answer)
     try:
-        url, bridge = bridges("--mqtt", broker.url)
+        url, bridge = bridges("--mqtt", broker.url, "--mqtt-insecure")
 
         async def main():
             async with Client(url, mode="legacy") as client:

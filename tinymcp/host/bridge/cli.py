@@ -43,6 +43,11 @@ def build_parser():
     p.add_argument("--mqtt-filter", action="append", default=[], metavar="FILTER",
                    help="with --mqtt: only boards whose server-name matches this topic filter "
                         "(tinymcp/#, site/+/pico; default #). Repeatable")
+    p.add_argument("--mqtt-insecure", action="store_true",
+                   help="with --mqtt: serve the boards of a broker that takes the bridge "
+                        "without a login or enforces no ACL (anyone there can speak for any "
+                        "board; their tools say so). Without it such a broker's boards are "
+                        "not served (docs/fleet.md)")
     p.add_argument("--list-ports", action="store_true", help="list serial ports and exit")
     p.add_argument("--board-token", metavar="TOKEN",
                    help="what boards on the network (socket://) require first. Every local user "
@@ -208,7 +213,8 @@ def main(argv=None):
             sock = _listen(*http)
         if args.mqtt:
             from tinymcp.host.bridge.mqtt import check
-            check(args.mqtt, args.mqtt_filter)
+            check(args.mqtt, args.mqtt_filter, args.mqtt_insecure,
+                  alone=not args.port and not args.sim)
         opened = open_boards(specs, args.baud)
     except PortError as e:
         print("tinymcp-bridge: %s" % e, file=sys.stderr)
@@ -234,6 +240,8 @@ def checked(parser, args):
                      "URL for the boards behind a broker")
     if args.mqtt_filter and not args.mqtt:
         parser.error("--mqtt-filter goes with --mqtt")
+    if args.mqtt_insecure and not args.mqtt:
+        parser.error("--mqtt-insecure goes with --mqtt")
     try:
         specs, several = board_specs(args)
     except ValueError as e:
@@ -293,7 +301,7 @@ async def run(args, specs, several, opened, http, sock, demo):
         for broker in serve_brokers(
                 args.mqtt, args.mqtt_filter, router,
                 lambda make_link: functools.partial(BoardSession, make_link, args.timeout,
-                                                    restart=False)):
+                                                    restart=False), args.mqtt_insecure):
             tasks.append(loop.create_task(broker.run()))
     for task in tasks:   # these run for as long as the bridge does: an end is a bug, said
         task.add_done_callback(log_failure)
@@ -325,6 +333,8 @@ async def run(args, specs, several, opened, http, sock, demo):
             config += ["--mqtt", url]
         for name_filter in args.mqtt_filter:
             config += ["--mqtt-filter", name_filter]
+        if args.mqtt_insecure:
+            config += ["--mqtt-insecure"]
         print("\n" + snippet(bridge_command(), config or ["--port", "auto"]), file=sys.stderr)
         fronts.append(loop.create_task(run_demo(hosts, args.demo_seconds)))
     elif http is None:

@@ -250,10 +250,10 @@ def main(argv, platform=sys.platform, environ=os.environ, out=None, err=None):
     if token is None and any(spec.kind == "port" and is_url(spec.target) for spec in specs):
         token = environ.get(BOARD_TOKEN_ENV) or None
     env = {BOARD_TOKEN_ENV: token} if token else {}
-    if args.mqtt:   # the broker's login and CA go where the host starts the bridge
-        from tinymcp.host.bridge.mqtt import CA_ENV, PASSWORD_ENV, USERNAME_ENV
-        env.update((name, environ[name]) for name in (USERNAME_ENV, PASSWORD_ENV, CA_ENV)
-                   if environ.get(name))
+    if args.mqtt:   # the broker's login, certificate and CA go where the host starts the bridge
+        from tinymcp.host.bridge.mqtt import CA_ENV, CERT_ENV, KEY_ENV, PASSWORD_ENV, USERNAME_ENV
+        env.update((name, environ[name]) for name in (USERNAME_ENV, PASSWORD_ENV, CA_ENV,
+                                                      CERT_ENV, KEY_ENV) if environ.get(name))
     try:
         server = entry(host, bridge_command() + passed_on(argv, specs), env or None)
         if args.print_config:

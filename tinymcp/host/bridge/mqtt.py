@@ -5,9 +5,19 @@
 # the board's control topic, everything after to its RPC topic; what the board says comes from
 # the RPC topic and its capability topic (list changes, resource updates). A board that goes
 # away and comes back gets its label again. paho is imported only when --mqtt is given.
+#
+# Trust (docs/fleet.md): only the broker can prove who published a message, so a broker is
+# served only when the bridge logs in (a user name or a client certificate) and the broker
+# denies it a publish that its ACL must deny (the probe, at each connect); --mqtt-insecure
+# serves one that does not, its boards' tools marked unverified. Every message on a board's
+# topics counts only when its MCP-MQTT-CLIENT-ID is the server-id its topic names. A board is
+# added to the router only once it has answered initialize (asked at most NEW_PER_S times a
+# second per broker, again after a growing pause): a flood of presences costs a small record
+# each, at most MAX_BOARDS per broker and MAX_NAMES per server-id.
 import asyncio
 import collections
 import hashlib
+import itertools
 import json
 import logging
 import os
@@ -18,6 +28,7 @@ import threading
 import uuid
 from urllib.parse import urlsplit
 
+from tinymcp.host.bridge.board import CLIENT_CAPABILITIES, PROTOCOL
 from tinymcp.host.bridge.catalog import LABEL
 from tinymcp.host.bridge.host import log_failure
 from tinymcp.host.bridge.link import MAX_LINE, PortError
@@ -27,6 +38,10 @@ log = logging.getLogger("tinymcp.bridge.mqtt")
 USERNAME_ENV = "TINYMCP_MQTT_USERNAME"
 PASSWORD_ENV = "TINYMCP_MQTT_PASSWORD"
 CA_ENV = "TINYMCP_MQTT_CA"
+CERT_ENV = "TINYMCP_MQTT_CERT"   # the bridge's own client certificate (PEM), for mqtts://
+KEY_ENV = "TINYMCP_MQTT_KEY"     # its private key (PEM); default: in the certificate's file
+ACL_DOC = "docs/fleet.md's ACL"
+UNVERIFIED = "[origin unverified: MQTT broker %s enforces no ACL] "
 COMPONENT = "MCP-COMPONENT-TYPE"
 SENDER = "MCP-MQTT-CLIENT-ID"
 DISCONNECTED = b'{"jsonrpc":"2.0","method":"notifications/disconnected"}'
@@ -34,7 +49,12 @@ KEEPALIVE = 30            # seconds: the bridge's own keep-alive with the broker
 RETRY = (1, 30)           # seconds between attempts to reach the broker: first, at most
 MAX_QUEUED = 256          # messages of one board waiting for the loop before its next are dropped
 DRAIN = 64                # messages handled per turn of the loop, so nothing else starves
-MAX_BOARDS = 1024         # boards one broker may announce before new ones are ignored
+MAX_BOARDS = 256          # boards (served or being asked) of one broker; more are ignored
+MAX_NAMES = 16            # server-names one server-id may announce at once; more are ignored
+NEW_PER_S = 10            # initialize sent to boards not yet served, per second and broker
+ANONYMOUS_WAIT = 5         # seconds for the broker to answer a client without a login
+ASK_AGAIN = (2, 120)      # seconds before asking a silent board again: first, at most
+CLIENT_INFO = {"name": "tinymcp-bridge", "version": "0.1.0"}   # BoardSession's default
 
 
 class Frame(bytes):
@@ -73,10 +93,37 @@ def check_filter(name_filter):
                         "split by /, + for one level, # last for the rest)" % name_filter)
 
 
-def check(urls, filters):
+def credentials(env=os.environ):
+    # -> how the bridge proves itself to a broker ("a login", "a client certificate"), or None.
+    if env.get(CERT_ENV):
+        return "a client certificate"
+    return "a login" if env.get(USERNAME_ENV) else None
+
+
+def anonymous_line(shown):
+    return ("--mqtt: not serving the boards on %s: the bridge has no login for it ($%s) and "
+            "no client certificate ($%s), so the broker cannot tell who speaks for a board; "
+            "give every board and bridge its own login and %s, or pass --mqtt-insecure"
+            % (shown, USERNAME_ENV, CERT_ENV, ACL_DOC))
+
+
+def check(urls, filters, insecure=False, alone=False):
     # The --mqtt options before anything starts: PortError with the one line to say.
+    # alone: the brokers are the bridge's only boards (a broker it will not serve: exit 2).
+    cert = os.environ.get(CERT_ENV) or None
     for url in urls:
         _host, _port, tls = parse_url(url)
+        if cert is not None:
+            if not tls:
+                raise PortError("$%s: a client certificate goes with mqtts:// only (%s)"
+                                % (CERT_ENV, url))
+            try:
+                ssl.create_default_context().load_cert_chain(
+                    cert, os.environ.get(KEY_ENV) or None)
+            except (OSError, ssl.SSLError, ValueError) as e:
+                raise PortError("$%s/$%s: %s is not a usable certificate and key (PEM): %s"
+                                % (CERT_ENV, KEY_ENV, cert,
+                                   getattr(e, "strerror", None) or e)) from None
         ca = os.environ.get(CA_ENV) or None
         if tls and ca is not None:
             try:
@@ -86,6 +133,8 @@ def check(urls, filters):
                                 % (CA_ENV, ca, getattr(e, "strerror", None) or e)) from None
     for name_filter in filters:
         check_filter(name_filter)
+    if alone and not insecure and credentials() is None:
+        raise PortError(anonymous_line(" and ".join(urls)))
     try:
         import paho.mqtt.client  # noqa: F401  (only --mqtt needs it)
     except ImportError:
@@ -96,15 +145,22 @@ def check(urls, filters):
 def label_for(server_id, server_name, taken):
     # A label (a-z0-9-, a letter first, at most 24) from the server-name's last level and the
     # server-id: "tinymcp/sim" + "sim-python" -> "sim-python"; "tinymcp/pico" + "3c61..." ->
-    # "pico-3c61..."; made unique against taken with -2, -3 ...
+    # "pico-3c61..."; made unique against taken with -2, -3 ... A server-id or name that had to
+    # be folded (case, other characters) ends in a hash of the server-id instead, so "Sim-1"
+    # never gets the label "sim-1" belongs to, whichever of them comes first.
     def clean(text):
         return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    base = clean(server_name.rsplit("/", 1)[-1]) or "board"
+    last = server_name.rsplit("/", 1)[-1]
+    base = clean(last) or "board"
     if not base[0].isalpha():
         base = "b-" + base
     own = clean(server_id)
     label = own if own.startswith(base) else ("%s-%s" % (base, own)).strip("-")
-    if len(label) > 24:
+    if own != server_id or base != last:   # folded: marked by a hash of what it was
+        mark = hashlib.sha1(("%s/%s" % (server_id, server_name)).encode()).hexdigest()
+        label = ("%s-%s" % (label, mark[:6]) if len(label) <= 17 else
+                 "%s-%s" % (base[:15].strip("-"), mark[:8]))
+    elif len(label) > 24:
         label = "%s-%s" % (base[:15].strip("-"),
                            hashlib.sha1(server_id.encode()).hexdigest()[:8])
     first, n = label, 1
@@ -126,10 +182,13 @@ def _decode(payload):
 class MqttLink:
     # The link of one board behind the broker, as a BoardSession uses a serial Link: up while
     # the broker connection is (the board is only served while its presence is there).
+    # welcome: the board's answer to the broker's initialize, which found it: the session's
+    # first initialize is answered with it (one initialize on the wire, as the spec has it).
     network = True
     first_try = True
 
-    def __init__(self, broker, server_id, server_name, *, on_message, on_noise, on_state):
+    def __init__(self, broker, server_id, server_name, *, on_message, on_noise, on_state,
+                 welcome=None):
         self.broker = broker
         self.server_id = server_id
         self.server_name = server_name
@@ -138,6 +197,8 @@ class MqttLink:
         self.rpc = "$mcp-rpc/%s/%s/%s" % (broker.client_id, server_id, server_name)
         self.on_message = on_message
         self.on_state = on_state
+        self.welcome = welcome
+        self.unverified = broker.unverified   # --mqtt-insecure on a broker without ACLs
         self.mode = "json"
         self.frames_in = 0
         self._closed = None
@@ -154,6 +215,8 @@ class MqttLink:
 
     def deliver(self, msg):
         self.frames_in += 1
+        if self.unverified:
+            _mark_unverified(msg, self.broker.shown)
         try:
             self.on_message(msg)
         except Exception:  # one odd message must not cost the messages behind it
@@ -162,6 +225,7 @@ class MqttLink:
     def encode(self, msg):
         frame = Frame(json.dumps(msg, separators=(",", ":")).encode())
         frame.control = msg.get("method") == "initialize"
+        frame.rid = msg.get("id")
         return frame
 
     def send(self, msg, urgent=False):
@@ -169,7 +233,13 @@ class MqttLink:
 
     def write(self, frame, urgent=False):
         # Publish one message -> the frame, or None when the broker is out of reach.
-        topic = self.control if getattr(frame, "control", False) else self.rpc
+        control = getattr(frame, "control", False)
+        if control and self.welcome is not None and self.broker.connected:
+            result, self.welcome = self.welcome, None   # answered already: once
+            asyncio.get_running_loop().call_soon(
+                self.deliver, {"jsonrpc": "2.0", "id": frame.rid, "result": result})
+            return frame
+        topic = self.control if control else self.rpc
         return frame if self.broker.publish(topic, bytes(frame)) else None
 
     def withdraw(self, frame):
@@ -183,12 +253,26 @@ class MqttLink:
             self._closed.set_result(None)
 
 
+def _mark_unverified(msg, shown):
+    # A tools/list answer from a board of an unverified broker: each description says so.
+    result = msg.get("result")
+    tools = result.get("tools") if type(result) is dict else None
+    if type(tools) is not list:
+        return
+    mark = UNVERIFIED % shown
+    for tool in tools:
+        if type(tool) is dict:
+            text = tool.get("description")
+            tool["description"] = mark + (text if type(text) is str else "")
+
+
 class Broker:
     # One --mqtt URL: the connection (paho's thread), the boards its presences announce.
     # serve(server_id, server_name, make_link) -> a handle for a board found; let_go(handle)
     # (async) when its presence is cleared or the broker is lost; on_state(up) after changes.
+    # insecure (--mqtt-insecure): serve it even anonymous or without ACLs, tools marked so.
 
-    def __init__(self, url, filters, serve, let_go):
+    def __init__(self, url, filters, serve, let_go, insecure=False):
         import paho.mqtt.client as mqtt
         from paho.mqtt.packettypes import PacketTypes
         from paho.mqtt.properties import Properties
@@ -199,11 +283,18 @@ class Broker:
         self.filters = filters        # server-name filters of the presence subscription
         self.serve = serve
         self.let_go = let_go
+        self.insecure = insecure
+        self.unverified = False       # served although it enforces no ACL (--mqtt-insecure)
         self.client_id = "tinymcp-bridge-" + uuid.uuid4().hex[:12]
         self.boards = {}              # (server-id, server-name) -> (link, handle)
+        self.asking = {}              # the same -> Asked: announced, not yet answering
         self.connected = False
         self.loop = None
         self._said = None             # the last connection trouble logged: said once
+        self._warned = set()          # the limits said once each
+        self._probe = None            # the message id of the ACL probe in flight
+        self._asks = None             # the task asking boards to initialize
+        self._wake = None
         self._queue = collections.deque()
         self._queued = collections.Counter()   # server-id -> its messages in the queue
         self._lock = threading.Lock()
@@ -226,12 +317,16 @@ class Broker:
         user = os.environ.get(USERNAME_ENV)
         if user:
             c.username_pw_set(user, os.environ.get(PASSWORD_ENV))
+        self.proven = credentials()   # how the bridge logs in, or None: anonymous
         if self.tls:   # the CA of $TINYMCP_MQTT_CA (checked at the start), else the system's
-            c.tls_set(ca_certs=os.environ.get(CA_ENV) or None, cert_reqs=ssl.CERT_REQUIRED)
+            c.tls_set(ca_certs=os.environ.get(CA_ENV) or None,
+                      certfile=os.environ.get(CERT_ENV) or None,
+                      keyfile=os.environ.get(KEY_ENV) or None, cert_reqs=ssl.CERT_REQUIRED)
         c.reconnect_delay_set(*RETRY)
         c.on_connect = self._connected
         c.on_disconnect = self._disconnected
         c.on_message = self._message
+        c.on_publish = self._published
         c.on_connect_fail = self._connect_failed
 
     @property
@@ -242,7 +337,16 @@ class Broker:
 
     async def run(self):
         self.loop = asyncio.get_running_loop()
+        if self.proven is None:
+            if not self.insecure:   # nobody on it is anybody: none of its boards is served
+                log.error("%s", anonymous_line(self.shown))
+                await asyncio.Event().wait()
+            log.warning("--mqtt-insecure: the bridge reaches %s without a login: any client "
+                        "there can speak for any of its boards", self.shown)
         log.info("--mqtt: reaching the broker %s as %s", self.shown, self.client_id)
+        self._wake = asyncio.Event()
+        self._asks = self.loop.create_task(self._ask_boards())
+        self._asks.add_done_callback(log_failure)
         self.client.connect_async(self.host, self.port, keepalive=KEEPALIVE, clean_start=True,
                                   properties=self.connect_props)
         self.client.loop_start()
@@ -252,6 +356,8 @@ class Broker:
             await self.close()
 
     async def close(self):
+        if self._asks is not None:
+            self._asks.cancel()
         await asyncio.gather(*(self._withdraw(key) for key in list(self.boards)))
         client = self.client
         if client.is_connected():   # as the specification says a client leaves
@@ -272,6 +378,17 @@ class Broker:
                           "password" not in str(reason).lower() else
                           " (check $%s and $%s)" % (USERNAME_ENV, PASSWORD_ENV)))
             return
+        # The probe: a publish the broker's ACL must deny (a presence for a server-id that no
+        # board has, not retained: harmless where it is let through). Its PUBACK decides.
+        topic = "$mcp-server/presence/tinymcp-acl-probe-%s/tinymcp/acl-probe" % uuid.uuid4().hex
+        self._probe = client.publish(topic, b"", qos=1, properties=self.props).mid
+
+    def _published(self, client, userdata, mid, reason, properties):
+        if mid == self._probe:
+            self._probe = None
+            self._call(self._probed, reason.is_failure, str(reason))
+
+    def _subscribe(self):
         from paho.mqtt.subscribeoptions import SubscribeOptions
         plain = SubscribeOptions(qos=0)
         topics = []
@@ -280,8 +397,7 @@ class Broker:
                        ("$mcp-server/capability/+/" + name_filter, plain),
                        ("$mcp-rpc/%s/+/%s" % (self.client_id, name_filter),
                         SubscribeOptions(qos=0, noLocal=True))]
-        client.subscribe(topics)
-        self._call(self._up)
+        self.client.subscribe(topics)
 
     def _connect_failed(self, client, userdata):
         # Called from paho's except clause: the exception is the reason.
@@ -328,8 +444,64 @@ class Broker:
         else:
             log.debug("%s", line)
 
+    def _probed(self, denied, reason):
+        task = self.loop.create_task(self._verdict(denied, reason))
+        task.add_done_callback(log_failure)
+
+    async def _verdict(self, denied, reason):
+        # The probe's PUBACK is in: denied, the ACL holds; then no client may get in without a
+        # login (an anonymous one could take any board's client id, and the ACL with it).
+        why = None
+        if not denied:
+            why = ("it let the bridge publish a board's presence under a server-id not its own "
+                   "(%s): it enforces no ACL" % reason)
+        elif not self.insecure and await self.loop.run_in_executor(None, self._takes_anonymous):
+            why = ("it takes clients without a login or certificate, and one of them may take "
+                   "any board's client id")
+        if why is not None and not self.insecure:
+            line = ("--mqtt: not serving the boards on %s: %s; anyone on it can speak for "
+                    "any board; give it %s, or pass --mqtt-insecure" % (self.shown, why, ACL_DOC))
+            if line != self._said:
+                self._said = line
+                log.error("%s", line)
+            return
+        if why is not None and not self.unverified:
+            log.warning("--mqtt-insecure: the broker %s enforces no ACL: any client there can "
+                        "speak for any of its boards; their tools say so", self.shown)
+        self.unverified = why is not None
+        if self.client.is_connected():
+            self._subscribe()
+            self._up()
+
+    def _takes_anonymous(self):
+        # (a thread) -> True when the broker lets a client in without a login or certificate.
+        mqtt = self.mqtt
+        probe = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
+                            client_id="tinymcp-anonymous-probe-" + uuid.uuid4().hex[:12])
+        if self.tls:
+            probe.tls_set(ca_certs=os.environ.get(CA_ENV) or None, cert_reqs=ssl.CERT_REQUIRED)
+        answered = threading.Event()
+        taken = []
+
+        def connected(client, userdata, flags, reason, properties):
+            taken.append(not reason.is_failure)
+            answered.set()
+        probe.on_connect = connected
+        try:
+            probe.connect(self.host, self.port, keepalive=KEEPALIVE)
+        except (OSError, ValueError):   # refused at the TLS handshake, or gone
+            return False
+        probe.loop_start()
+        try:
+            answered.wait(ANONYMOUS_WAIT)
+        finally:
+            probe.disconnect()
+            probe.loop_stop()
+        return taken == [True]
+
     def _up(self):
         self.connected = True
+        self._wake.set()
         if self._said is not None:
             log.warning("back on the broker %s", self.shown)
         else:
@@ -338,6 +510,7 @@ class Broker:
         self._said = None
 
     def _down(self, reason):
+        self.asking.clear()
         if not self.connected:
             return
         self.connected = False
@@ -370,15 +543,17 @@ class Broker:
         if kind is None:
             log.debug("ignored a message on %s", topic[:200])
             return
+        if sender != server_id:   # someone else on the board's topics: never the board
+            log.debug("dropped a message on %s from %r, not the board", topic[:200], sender)
+            return
         key = (server_id, server_name)
         if kind == "presence":
             self._presence(key, payload)
             return
         served = self.boards.get(key)
         if served is None:
-            return
-        if sender != server_id:   # someone else on the board's topics
-            log.debug("dropped a message on %s from %r, not the board", topic[:200], sender)
+            if kind == "rpc" and key in self.asking:
+                self._answered(key, _decode(payload))
             return
         msg = _decode(payload)
         if msg is None:
@@ -400,6 +575,7 @@ class Broker:
 
     def _presence(self, key, payload):
         if not payload:
+            self.asking.pop(key, None)
             if key in self.boards:
                 log.info("board %s/%s went offline", *key)
                 self._withdraw(key)
@@ -408,17 +584,72 @@ class Broker:
         if msg is None or msg.get("method") != "notifications/server/online":
             log.debug("ignored a presence on %s/%s that is not server/online", *key)
             return
-        if key in self.boards:
+        if key in self.boards or key in self.asking:
             return
-        if len(self.boards) >= MAX_BOARDS:
-            log.warning("more than %d boards on %s: %s/%s is not served", MAX_BOARDS,
-                        self.shown, *key)
+        if len(self.boards) + len(self.asking) >= MAX_BOARDS:
+            self._limit("boards", "more than %d boards announce themselves on %s: the ones "
+                        "after are not served (the first was %s/%s)", MAX_BOARDS, self.shown,
+                        *key)
+            return
+        names = sum(1 for k in itertools.chain(self.boards, self.asking) if k[0] == key[0])
+        if names >= MAX_NAMES:
+            self._limit(key[0], "server-id %s announces more than %d server-names on %s: the "
+                        "ones after are not served", key[0], MAX_NAMES, self.shown)
             return
         log.info("board %s/%s is online on %s", key[0], key[1], self.shown)
+        self.asking[key] = Asked()
+        self._wake.set()
+
+    def _limit(self, what, *line):
+        # A limit reached: said once per broker and kind, however often it is reached.
+        if what not in self._warned:
+            self._warned.add(what)
+            log.warning(*line)
+
+    async def _ask_boards(self):
+        # initialize to the boards announced and not yet answering: at most NEW_PER_S a second,
+        # each asked again after a pause that doubles up to ASK_AGAIN[1].
+        params = {"protocolVersion": PROTOCOL, "capabilities": CLIENT_CAPABILITIES,
+                  "clientInfo": CLIENT_INFO}
+        ids = itertools.count(1)
+        while True:
+            now = self.loop.time()
+            due = [(asked.at, key) for key, asked in self.asking.items() if asked.at <= now]
+            if not due or not self.connected:
+                later = [asked.at for asked in self.asking.values()]
+                self._wake.clear()
+                try:
+                    await asyncio.wait_for(self._wake.wait(), max(0.05, min(later) - now)
+                                           if later and self.connected else None)
+                except asyncio.TimeoutError:
+                    pass
+                continue
+            _, key = min(due)
+            asked = self.asking[key]
+            asked.rid = "tinymcp-bridge-%d" % next(ids)
+            asked.at = now + asked.pause
+            asked.pause = min(asked.pause * 2, ASK_AGAIN[1])
+            self.publish("$mcp-server/%s/%s" % key, json.dumps(
+                {"jsonrpc": "2.0", "id": asked.rid, "method": "initialize", "params": params},
+                separators=(",", ":")).encode())
+            await asyncio.sleep(1 / NEW_PER_S)
+
+    def _answered(self, key, msg):
+        # A board asked to initialize answers: served from now on, if it said yes.
+        asked = self.asking[key]
+        if msg is None or msg.get("id") != asked.rid or type(msg.get("result")) is not dict:
+            refused = msg is not None and msg.get("id") == asked.rid and "error" in msg
+            log.log(logging.WARNING if refused and not asked.said else logging.DEBUG,
+                    "board %s/%s: %s: %s; asking again later", key[0], key[1],
+                    "refused initialize" if refused else "not an answer to initialize",
+                    str(msg.get("error") if refused else msg)[:200])
+            asked.said = asked.said or refused
+            return
+        del self.asking[key]
         made = []
 
         def make_link(**callbacks):
-            made.append(MqttLink(self, key[0], key[1], **callbacks))
+            made.append(MqttLink(self, key[0], key[1], welcome=msg["result"], **callbacks))
             return made[0]
         handle = self.serve(key, make_link)
         self.boards[key] = (made[0], handle)
@@ -439,9 +670,21 @@ class Broker:
         return info.rc == self.mqtt.MQTT_ERR_SUCCESS
 
 
-def serve_brokers(urls, filters, router, make_session):
+class Asked:
+    # A board announced and not yet answering initialize: when to ask it (again), and how.
+    __slots__ = ("at", "pause", "rid", "said")
+
+    def __init__(self):
+        self.at = 0.0
+        self.pause = ASK_AGAIN[0]
+        self.rid = None
+        self.said = False   # its refusal is in the log
+
+
+def serve_brokers(urls, filters, router, make_session, insecure=False):
     # -> a Broker for each --mqtt URL; each board one finds is added to router under its label,
-    # the same label each time it comes back.
+    # the same label each time it comes back. A label another board holds is never taken: the
+    # newcomer gets a label of its own, said in the log.
     labels = {}      # (server-id, server-name) -> label, across the URLs
     leaving = set()  # boards being let go: their labels are free again
 
@@ -453,6 +696,10 @@ def serve_brokers(urls, filters, router, make_session):
         label = labels.get(key)
         if label is None or label in here:
             label = label_for(key[0], key[1], here | set(labels.values()))
+            natural = label_for(key[0], key[1], set())
+            if label != natural:
+                log.warning("board %s/%s: the label %s is another board's; served as %s",
+                            key[0], key[1], natural, label)
             labels[key] = label
         return router.add(label, make_session(make_link))
 
@@ -462,4 +709,4 @@ def serve_brokers(urls, filters, router, make_session):
             await router.remove(board)
         finally:
             leaving.discard(board)
-    return [Broker(url, filters or ["#"], serve, let_go) for url in urls]
+    return [Broker(url, filters or ["#"], serve, let_go, insecure) for url in urls]

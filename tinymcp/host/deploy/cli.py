@@ -24,10 +24,11 @@ MODES = {"usb": "USB: no network.json, no network code", "tcp": "Wi-Fi TCP per n
 
 
 def deploy(tree, board, port, baud, build_dir, mpy_version, hard_reset=False, out=None, extra=(),
-           source_lines=True, leave_out=(), romfs=None, wifi=None, usb=False):
+           source_lines=True, leave_out=(), romfs=None, wifi=None, usb=False, board_files=()):
     # tree: a DeviceTree; board: a Board. romfs: True (--romfs), False (--no-romfs), None (the
     # ROMFS partition when the board has a usable one). wifi: (network.json bytes, token) to
     # serve on Wi-Fi (token None: through an MQTT broker); usb: remove it, back to USB.
+    # board_files: [(device path, bytes)] copied beside network.json (its certificates).
     out = out or sys.stdout
     port = port or find_port()
     probe_port(port, baud)
@@ -44,10 +45,11 @@ def deploy(tree, board, port, baud, build_dir, mpy_version, hard_reset=False, ou
         files = []   # (device path, size, bytes), main.py last
         if wifi is not None:
             files.append((network.SETTINGS, len(wifi[0]), wifi[0]))
+        files += [(dest, len(data), data) for dest, data in board_files]
         for dest, size, _src in made:
             with open(os.path.join(build_dir, *dest.split("/")), "rb") as f:
                 files.append((dest, size, f.read()))
-        gone = (network.SETTINGS,) if usb else ()
+        gone = (network.SETTINGS,) + tuple(network.BOARD_FILES.values()) if usb else ()
         if image is not None:
             _copy(b, port, mpy_version, files, out, (image, part["size"]),
                   romfs_image.top_level(inside), gone)
@@ -222,6 +224,15 @@ def main(argv=None):
                    help="with --wifi: serve through this MQTT broker (mqtt://HOST[:PORT]) instead "
                         "of listening; the login from $TINYMCP_MQTT_USERNAME and "
                         "$TINYMCP_MQTT_PASSWORD (docs/network.md)")
+    p.add_argument("--mqtt-cert", metavar="FILE",
+                   help="with --mqtt mqtts://: the board's client certificate (PEM; its CN the "
+                        "board's id), copied to the board: the broker knows the board by it "
+                        "(docs/fleet.md)")
+    p.add_argument("--mqtt-key", metavar="FILE",
+                   help="with --mqtt-cert: its private key (PEM, unencrypted), copied to the board")
+    p.add_argument("--mqtt-ca", metavar="FILE",
+                   help="with --mqtt mqtts://: the CA the board checks its broker's certificate "
+                        "against (without it a board checks none), copied to the board")
     p.add_argument("--usb", action="store_true",
                    help="remove network.json: the board serves over USB again")
     p.add_argument("--manifests", action="store_true", help="rewrite the mip package*.json files")
@@ -271,10 +282,13 @@ def main(argv=None):
             raise DeployError("--wifi and --usb contradict each other")
         if a.mqtt is not None and a.wifi is None:
             raise DeployError("--mqtt needs --wifi SSID: the board reaches its broker on Wi-Fi")
+        tls = network.tls_files(a.mqtt, a.mqtt_cert, a.mqtt_key, a.mqtt_ca)
         wifi = (network.settings(a.wifi, a.wifi_password, a.board_token, a.listen_port,
-                                 sys.stdout, a.mqtt) if a.wifi is not None else None)
+                                 sys.stdout, a.mqtt, {field: dest for field, dest, _ in tls})
+                if a.wifi is not None else None)
         options = dict(extra=extra, source_lines=not a.no_source_lines, leave_out=leave_out,
-                       romfs=a.romfs, wifi=wifi, usb=a.usb)
+                       romfs=a.romfs, wifi=wifi, usb=a.usb,
+                       board_files=[(dest, data) for _, dest, data in tls])
         if a.build:
             deploy(tree, board, a.port, a.baud, a.build, a.mpy_version, a.hard_reset, **options)
         else:

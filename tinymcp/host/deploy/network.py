@@ -18,6 +18,7 @@ NOT_ON_NETWORK = "tinymcp: not on the network: "
 # starts of what it prints when it cannot be.
 ON_BROKER = re.compile(r"tinymcp: on the MQTT broker (\S+) as (\S+), server-name (\S+)")
 BROKER_TROUBLE = ("tinymcp: the broker refused the connection: ", "tinymcp: the MQTT broker ")
+BOARD_FILES = {"cert": "mqtt.crt", "key": "mqtt.key", "ca": "mqtt-ca.crt"}   # on the board
 MQTT_URL = re.compile(r"^mqtts?://[^\s/@:]+(:\d{1,5})?/?$")
 CONNECT_FOR_S = 10       # how long the check keeps trying to connect to the board
 CONNECT_RETRY_S = 0.25
@@ -26,13 +27,15 @@ INITIALIZE = {"protocolVersion": LATEST, "capabilities": {},
               "clientInfo": {"name": "tinymcp-deploy", "version": "0.1.0"}}
 
 
-def settings(ssid, password, token, port, out, mqtt=None):
+def settings(ssid, password, token, port, out, mqtt=None, files=None):
     # -> (network.json bytes, the token). A token is made when none is given, and said once.
-    # mqtt: a broker URL to serve through instead (no token then: the broker's auth decides).
+    # mqtt: a broker URL to serve through instead (no token then: the broker's auth decides);
+    # files: {"cert"/"key"/"ca": its name on the board} (tls_files) for its "mqtt" section.
     if not ssid:
         raise DeployError("--wifi needs the network's name (SSID)")
     if mqtt is not None:
         data = {"ssid": ssid, "password": password or "", "mqtt": broker(mqtt, os.environ)}
+        data["mqtt"].update(files or {})
         return (json.dumps(data, indent=1) + "\n").encode(), None
     if not 0 < port < 65536:
         raise DeployError("--listen-port must be 1..65535, not %d" % port)
@@ -57,6 +60,36 @@ def broker(url, env):
         if env.get(name):
             section[key] = env[name]
     return section
+
+
+def tls_files(mqtt, cert, key, ca):
+    # --mqtt-cert/--mqtt-key/--mqtt-ca -> [(network.json key, name on the board, bytes)]: the
+    # board's client certificate and key (the broker knows the board by it, docs/fleet.md) and
+    # the CA its broker's certificate is checked against, copied as given (PEM; the board
+    # decodes it for MicroPython's mbedtls).
+    if not (cert or key or ca):
+        return []
+    if mqtt is None or not mqtt.startswith("mqtts://"):
+        raise DeployError("--mqtt-cert, --mqtt-key and --mqtt-ca go with "
+                          "--mqtt mqtts://HOST[:PORT]")
+    if bool(cert) != bool(key):
+        raise DeployError("--mqtt-cert and --mqtt-key go together: the board's certificate and "
+                          "its private key")
+    import ssl
+    try:
+        context = ssl.create_default_context(cafile=ca) if ca else ssl.create_default_context()
+        if cert:
+            context.load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError, ValueError) as e:
+        raise DeployError("--mqtt-cert/--mqtt-key/--mqtt-ca: not a usable certificate, key and "
+                          "CA (PEM files, the key unencrypted and the certificate's): %s"
+                          % (getattr(e, "strerror", None) or e)) from None
+    found = []
+    for field, path in (("cert", cert), ("key", key), ("ca", ca)):
+        if path:
+            with open(path, "rb") as f:
+                found.append((field, BOARD_FILES[field], f.read()))
+    return found
 
 
 def on_broker(line):
