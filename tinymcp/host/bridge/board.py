@@ -178,6 +178,7 @@ class BoardSession:
         self._init_task = None
         self._probe_task = None
         self._check_task = None     # the ping that tells a serving board from a REPL
+        self._probe_mark = None     # its id as a REPL would print it back
         self._woken = asyncio.Event()      # a soft reboot while the initialize loop waits
         self.resets = 0
         self._repl_warned = False
@@ -297,14 +298,13 @@ class BoardSession:
 
     def not_serving(self):
         # -> why requests would wait for nothing now (the board answers, but not as an MCP
-        # server), or None. A board still booting or being restarted is worth waiting for.
+        # server), or None. A board still booting, or rebooting after a restart, is worth
+        # waiting for.
         if self.state != "connected":
             return None
         if self.fault is not None:
             return "its initialize answer is unusable (%s)" % self.fault
-        restarting = (self._restarted_at is not None and asyncio.get_running_loop().time()
-                      - self._restarted_at < self.restart_settle_s)
-        if self.at_repl and not restarting:
+        if self.at_repl:   # refused until it serves again, even while it is being restarted
             return ("it is at its Python REPL (main.py is not serving)" +
                     ("; --no-restart leaves it there" if not self.restart_boards else
                      "; the bridge restarts it every %g s" % self.restart_every_s))
@@ -395,6 +395,8 @@ class BoardSession:
                 break
         if self.state == "connected" and _is_repl(line):
             self._saw_repl("it shows %r" % line.strip()[:40])
+        elif self.state == "ready" and self._probe_mark is not None and self._probe_mark in line:
+            self._saw_repl("it ran the bridge's ping as Python")
         elif self.state == "ready" and _suspect(line):
             self._suspect("it printed %r" % line.strip()[:60])
 
@@ -412,7 +414,10 @@ class BoardSession:
         self._check_task = asyncio.get_running_loop().create_task(self._check_serving(why))
 
     async def _check_serving(self, why):
-        p = Pending(next(self._ids), "ping", None, None, False, True)
+        # A string id: a REPL that runs the line prints it back in Python's quotes, which a
+        # serving board's JSON never holds.
+        p = Pending("repl-probe-%d" % next(self._ids), "ping", None, None, False, True)
+        self._probe_mark = ("'%s'" % p.id).encode()
         self.pending[p.id] = p
         p.frame = self.link.write(json.dumps(p.message(), separators=(",", ":")).encode()
                                   + b"\n", urgent=True)
@@ -423,6 +428,7 @@ class BoardSession:
             msg = None
         finally:
             self.pending.pop(p.id, None)
+            self._probe_mark = None
         if self.suspect is not why:
             return   # settled meanwhile: an answer, an echo, a reset
         if msg is not None and "result" in msg:
