@@ -202,7 +202,9 @@ class BoardSession:
         if (self.state == "ready" and self.suspect is None) or internal:
             self._send(p)
         else:  # held until the board is ready, but refused now if it can never be sent
-            self._check_size(p, self.link.encode(p.message()))
+            frame = self._encode(p)
+            if frame is not None:
+                self._check_size(p, frame)
         limit = self.timeout if timeout is None else timeout
         try:
             return await asyncio.wait_for(asyncio.shield(p.future), limit)
@@ -218,14 +220,27 @@ class BoardSession:
             raise
 
     def _send(self, p):
-        frame = self.link.encode(p.message())
-        if not self._check_size(p, frame):
+        frame = self._encode(p)
+        if frame is None or not self._check_size(p, frame):
             return
         p.frame = self.link.write(frame, urgent=p.method == "ping")
         p.sent = p.frame is not None
         p.limbo = False
         if p.sent and p.method != "ping":   # a ping is answered in passing, not in turn
             self._order.append(p)
+
+    def _encode(self, p):
+        # -> p as the board's link writes it, or None with p answered: what cannot be encoded
+        # (text that is no Unicode, a value no link carries) is refused, never left pending.
+        try:
+            return self.link.encode(p.message())
+        except (ValueError, TypeError, RecursionError) as e:   # UnicodeEncodeError is one
+            self.pending.pop(p.id, None)
+            p.settle({"jsonrpc": "2.0", "error": {
+                "code": protocol.INVALID_PARAMS,
+                "message": "Invalid params: %s cannot be sent to the board (%s)"
+                           % (p.method, str(e)[:120] or e.__class__.__name__)}})
+            return None
 
     def _check_size(self, p, frame):
         # A frame longer than the board reads is refused here, before it reaches the link.
