@@ -1,7 +1,8 @@
 # CBOR link frames (docs/cbor-link.md): escaped CBOR + CRC-32 per line, and the board's side of them.
 #
-# frame = escape(cbor + crc32(cbor) big-endian) + b"\n"; escape turns each byte of 0x03, 0x04,
-# 0x0A, 0x10 (and a last byte of 0x09, 0x0D or 0x20, which line readers strip) into 0x10, byte^0x20.
+# frame = escape(cbor + crc32(cbor) big-endian) + b"\n"; escape turns each byte a REPL or a
+# terminal acts on (0x00-0x1F, 0x7F; 0x10 itself too) and a last 0x20, which line readers strip,
+# into 0x10, byte^0x20: a board that has fallen to its REPL never sees a raw CR, Ctrl-A..E or ESC.
 # On the link every frame omits "jsonrpc": "2.0", byte strings stay raw, a tools/call result with
 # structuredContent omits its text mirror ("content"), and a resources/read blob omits the
 # requested uri and an application/octet-stream mimeType: the bridge restores them all.
@@ -31,10 +32,10 @@ except (ImportError, AttributeError, NameError):
     except ImportError:
         crc32 = crc32_nibbles
 
-_SPECIAL = (b"\x03", b"\x04", b"\n", b"\x10")
-_LAST_ESCAPED = b"\x03\x04\n\x10\t\r "  # and whitespace when last: line readers strip it
 _ESC = 0x10
+_SPACE = 0x20
 _OCTETS = "application/octet-stream"
+_CHUNK = 64  # bytes of escaped output gathered before they go on (a buffer made once per link)
 
 
 class FrameError(ValueError):
@@ -42,11 +43,20 @@ class FrameError(ValueError):
     pass
 
 
+def clean(piece):
+    # True when piece holds no byte a REPL or a terminal acts on (0x00-0x1F, 0x7F): it goes on
+    # as it is. min() and find() run in C and allocate nothing.
+    return min(piece) > 0x1F and piece.find(b"\x7f") < 0
+
+
 class Escaper:
-    # A write() for cbor.dump: CRC and escape each piece on its way to out(piece).
-    def __init__(self, out):
+    # A write() for cbor.dump: CRC and escape each piece on its way to out(piece). A clean piece
+    # is passed on uncopied; the others are escaped through buf (bytearray(_CHUNK), reused: out()
+    # must take each piece at once, as a channel's Out does).
+    def __init__(self, out, buf=None):
         self.out = out
         self.crc = 0
+        self.buf = buf if buf is not None else bytearray(_CHUNK)
 
     def write(self, piece):
         if type(piece) is memoryview:
@@ -54,51 +64,66 @@ class Escaper:
         if not piece:
             return
         self.crc = crc32(piece, self.crc)
-        out = None
-        at = [piece.find(s) for s in _SPECIAL]
-        start = 0
-        while True:
-            pos = -1
-            which = 0
-            for k in range(4):
-                p = at[k]
-                if p >= 0 and (pos < 0 or p < pos):
-                    pos = p
-                    which = k
-            if pos < 0:
-                break
-            if out is None:
-                out = bytearray()
-            out += piece[start:pos]
-            out.append(_ESC)
-            out.append(piece[pos] ^ 0x20)
-            start = pos + 1
-            at[which] = piece.find(_SPECIAL[which], start)
-        if out is None:
-            self.out(piece)  # the common case: passed on uncopied
-        else:
-            out += piece[start:]
-            self.out(out)
+        if clean(piece):
+            self.out(piece)  # the common case for long strings and blobs: passed on uncopied
+            return
+        buf = self.buf
+        size = len(buf)
+        out = self.out
+        n = 0
+        for i in range(len(piece)):  # range(): no iterator allocated
+            b = piece[i]
+            if b < 0x20 or b == 0x7F:
+                buf[n] = _ESC
+                n += 1
+                if n == size:
+                    out(buf)
+                    n = 0
+                b ^= 0x20
+            buf[n] = b
+            n += 1
+            if n == size:
+                out(buf)
+                n = 0
+        if n:
+            out(memoryview(buf)[:n])
 
     def finish(self):
-        # The CRC, escaped, with its last byte escaped too when it is whitespace.
+        # The CRC, escaped. Its last byte must survive line readers that strip trailing
+        # whitespace: 0x20 goes as 0x10 0x00, and 0x00 raw (escaped it would end in 0x20). The
+        # whole-frame encode() below writes such a message another way: no NUL reaches a board.
         crc = self.crc
         tail = bytes(((crc >> 24) & 0xFF, (crc >> 16) & 0xFF, (crc >> 8) & 0xFF, crc & 0xFF))
-        last = tail[3]
         self.crc = 0  # write() would change it
-        head = tail[:3]
-        self.write(head)  # escapes; the CRC of the CRC is never used
-        if last in _LAST_ESCAPED:
-            self.out(bytes((_ESC, last ^ 0x20)))
+        last = tail[3]
+        if last == _SPACE or last == 0:
+            self.write(tail[:3])  # escapes; the CRC of the CRC is never used
+            self.out(b"\x10\x00" if last else b"\x00")
         else:
-            self.out(tail[3:])
+            self.write(tail)
+
+
+def _body(obj):
+    # -> the CBOR of obj; when its CRC would end in 0x20 or 0x00, with the map head in a longer
+    # form (every decoder takes it, and the frame still starts with a map head) that changes it.
+    body = cbor.dumps(obj)
+    if crc32(body) & 0xDF or not 0xA0 <= body[0] <= 0xB7:
+        return body
+    n = body[0] - 0xA0
+    rest = body[1:]
+    for head in ((0xB8, n), (0xB9, 0, n), (0xBA, 0, 0, 0, n), (0xBB, 0, 0, 0, 0, 0, 0, 0, n)):
+        body = bytes(head) + rest
+        if crc32(body) & 0xDF:
+            break
+    return body
 
 
 def encode(obj):
-    # -> the escaped frame of one message, without its newline.
+    # -> the escaped frame of one message, without its newline: no byte in it is 0x00-0x1F
+    # or 0x7F but the escape 0x10 (docs/cbor-link.md).
     parts = []
-    esc = Escaper(parts.append)
-    cbor.dump(obj, esc.write)
+    esc = Escaper(lambda piece: parts.append(bytes(piece)))  # pieces may be reused buffers
+    esc.write(_body(obj))
     esc.finish()
     return b"".join(parts)
 
@@ -141,6 +166,7 @@ class CborLink:
         self.dropped = 0    # frames that failed their CRC or escaping
         self.read_uri = None  # the uri of the resources/read being answered: its blobs omit it
         self._cache = {}    # id(cached JSON result) -> (that result, its CBOR)
+        self._buf = bytearray(_CHUNK)  # where every frame's escaped pieces are gathered
 
     def decode(self, frame):
         # -> the message; FrameError for corruption (counted), ValueError for CBOR we refuse.
@@ -159,13 +185,13 @@ class CborLink:
         return msg
 
     def _frame(self, msg):
-        esc = Escaper(self.out.put)
+        esc = Escaper(self.out.put, self._buf)
         cbor.dump(msg, esc.write)
         esc.finish()
         self.out.end()
 
     def result(self, rid, result):
-        esc = Escaper(self.out.put)
+        esc = Escaper(self.out.put, self._buf)
         write = esc.write
         write(b"\xa2\x62id")
         cbor.dump(rid, write)

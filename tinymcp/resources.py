@@ -34,21 +34,31 @@ class Resources:
                     return True
         return False
 
-    def resolve(self, uri):
-        # -> (resource, variables) or None. Exact URIs win over templates.
+    def resolve(self, uri, strict=False):
+        # -> (resource, variables) or None. Exact URIs win over templates. A URI that fits a
+        # template with a value it refuses (tinymcp/templates.py) is None, or with strict a
+        # ValueError saying why.
         for res in self.static:
             if res[0] == uri:
                 return res, {}
         if self.templates:
             from tinymcp.templates import match
             for res in self.templates:
-                found = match(res[_PARTS], uri)
+                try:
+                    found = match(res[_PARTS], uri)
+                except ValueError:
+                    if strict:
+                        raise
+                    return None
                 if found is not None:
                     return res, found
         return None
 
     def lookup(self, uri):
-        found = self.resolve(uri)
+        try:
+            found = self.resolve(uri, True)
+        except ValueError as e:  # a template's value is not one plain segment
+            raise RpcError(INVALID_PARAMS, "Invalid params: " + str(e), {"uri": uri})
         if found is None:
             raise RpcError(RESOURCE_NOT_FOUND, "Resource not found: " + uri, {"uri": uri})
         return found

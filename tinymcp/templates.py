@@ -1,7 +1,17 @@
 # RFC 6570 level-1 URI templates ("sensor://{name}/{id}"), matched as strings, never as paths.
 # Loaded with the first template a board registers.
+#
+# A value is a whole segment, split first and percent-decoded after: it is never empty and never
+# holds "/", "\", NUL, nor is it "." or ".." (docs/writing-boards.md). A URI that fits a template
+# but whose value breaks that is refused (Refused), not passed on and not "not found".
 
 _RESERVED = "/?#"
+_UNSAFE = ("/", "\\", "\x00")
+
+
+class Refused(ValueError):
+    # A value the template cannot hand to its function: the message says why, plainly.
+    pass
 
 
 def parse(uri):
@@ -17,13 +27,14 @@ def parse(uri):
 
 
 def match(parts, uri):
-    # Template variables from uri, or None. A value is never empty and never spans a
-    # reserved character, so "{id}" cannot swallow "../x" or "a/b".
+    # Template variables from uri, or None; Refused when uri fits but a decoded value is not
+    # one plain segment. A raw value never spans a reserved character, so "{id}" cannot
+    # swallow "../x" or "a/b".
     literals, variables = parts
     if not uri.startswith(literals[0]):
         return None
     pos = len(literals[0])
-    found = {}
+    raw = []
     last = len(variables) - 1
     for i in range(last + 1):
         literal = literals[i + 1]
@@ -41,29 +52,52 @@ def match(parts, uri):
         for ch in _RESERVED:
             if ch in value:
                 return None
-        found[variables[i]] = _unquote(value)
+        raw.append(value)
         pos = end + len(literal)
-    return found if pos == len(uri) else None
+    if pos != len(uri):
+        return None
+    found = {}
+    for i in range(len(raw)):  # split first, decode after: only a whole match is decoded
+        found[variables[i]] = segment(variables[i], raw[i])
+    return found
 
 
-def _unquote(text):
-    if "%" not in text:
-        return text
+def segment(name, text):
+    # The decoded value of one segment, or Refused.
+    value = _unquote(name, text) if "%" in text else text
+    for ch in _UNSAFE:
+        if ch in value:
+            raise Refused("{" + name + "} must be one path segment: it may not hold '/', '\\' "
+                          "or NUL, decoded or not")
+    if value == "." or value == "..":
+        raise Refused("{" + name + "} may not be '.' or '..'")
+    return value
+
+
+def _unquote(name, text):
     raw = text.encode()
     out = bytearray()
     i = 0
-    while i < len(raw):
-        if raw[i] == 37 and i + 2 < len(raw) and _hex(raw[i + 1:i + 3]):
+    n = len(raw)
+    while i < n:
+        if raw[i] == 37:  # "%": two hex digits must follow
+            if not _hex(raw[i + 1:i + 3]):
+                raise Refused("{" + name + "} has a bad percent-escape: '%' takes two hex digits")
             out.append(int(raw[i + 1:i + 3], 16))
             i += 3
         else:
             out.append(raw[i])
             i += 1
-    return out.decode()
+    try:
+        return out.decode()
+    except UnicodeError:
+        raise Refused("{" + name + "} is not UTF-8 once percent-decoded")
 
 
 def _hex(pair):
+    if len(pair) != 2:
+        return False
     for c in pair:
         if not (48 <= c <= 57 or 65 <= c <= 70 or 97 <= c <= 102):
             return False
-    return len(pair) == 2
+    return True

@@ -225,9 +225,9 @@ def test_an_echoing_repl_is_not_taken_for_requests_from_the_board():
         await settle()
         link.on_message(dict(link.last("initialize")))   # the REPL echoes our frame back
         assert asked == []
-        assert link.raw == [b"\r\x03"]                  # main.py is asked to run again
+        assert link.raw == [b"\x03"]                  # main.py is asked to run again
         await asyncio.sleep(0.4)
-        assert link.raw == [b"\r\x03", b"\x02\x04\n"]
+        assert link.raw == [b"\x03", b"\x02\x04\n"]
         link.on_message(dict(link.last("initialize")))   # still echoing: not again so soon
         await asyncio.sleep(0.4)
         assert len(link.raw) == 2 and board.restarts == 1
@@ -246,7 +246,7 @@ def test_a_board_locked_into_the_2026_era_is_restarted_unless_told_not_to():
                 "code": -32601, "message": "Method not found: initialize is not part of "
                 "protocol 2026-07-28", "data": {"supported": ["2026-07-28"]}})
             await settle()
-            assert link.raw[:1] == ([b"\r\x03"] if allowed else [])
+            assert link.raw[:1] == ([b"\x03"] if allowed else [])
             board.close()
         run(main())
 

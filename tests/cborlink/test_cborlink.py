@@ -279,3 +279,93 @@ def test_a_board_without_cborlink_says_so_once_then_treats_cbor_as_garbage():
     assert out[1][1]["error"]["data"] == {"reason": "link-unavailable", "link": "cbor"}
     assert out[2][1]["error"]["code"] == -32700 and "cborlink" not in out[2][1]["error"]["message"]
     assert out[3][1]["id"] == 3 and channel.cbor is False
+
+
+# -- no byte a REPL or a terminal acts on (issue 26) -------------------------------------------
+
+CONTROL = bytes(range(32)) + b"\x7f"
+
+
+def raw_controls(line):
+    # The bytes 0x00-0x1F and 0x7F in a frame that are not the escape 0x10 followed by the
+    # printable byte it stands for. A board's frame may end in 0x10 0x00 (an escaped space).
+    found = []
+    i = 0
+    while i < len(line):
+        b = line[i]
+        if b == 0x10 and i + 1 < len(line) and (0x20 <= line[i + 1] <= 0x3F or line[i + 1] == 0x5F):
+            i += 2
+            continue
+        if b < 0x20 or b == 0x7F:
+            found.append((i, b))
+        i += 1
+    return found
+
+
+def test_a_frame_from_the_host_carries_no_byte_a_repl_acts_on():
+    for c in CONTROL:
+        attack = "\r" + chr(c) * 3 + "import os\rf=open('x','w')\r\x1b[A\x01\x02\x05" + chr(c)
+        for arg in (attack, attack * 9):  # short strings are gathered, long ones go on as they are
+            msg = {"id": c, "method": "tools/call",
+                   "params": {"name": "set_led", "arguments": {"color": arg, "n": c, "big": c * 300}}}
+            line = cborlink.encode(msg)
+            assert raw_controls(line) == [], (c, line)
+            assert b"\x00" not in line and line[-1:] not in (b"\t", b"\r", b" ")
+            assert 0xA0 <= line[0] <= 0xBF
+            assert cborlink.decode(line) == msg
+
+
+def test_the_host_encoder_never_ends_a_frame_in_a_nul_or_an_escaped_one():
+    found = 0
+    n = 0
+    while found < 6 and n < 100000:
+        msg = {"id": n, "method": "ping"}
+        if cborlink.crc32(cbor.dumps(msg)) & 0xDF == 0:  # a last CRC byte of 0x00 or 0x20
+            found += 1
+            line = cborlink.encode(msg)
+            assert raw_controls(line) == [] and b"\x00" not in line, line
+            assert line[-1:] != b" " and 0xA0 <= line[0] <= 0xBF
+            assert cborlink.decode(line) == msg
+        n += 1
+    assert found == 6
+
+
+def test_every_frame_a_board_writes_escapes_every_control_byte():
+    text = "".join(chr(c) for c in CONTROL)
+    reason, out, _ = serve([INIT, cframe("tools/call", {"name": "picture"}, id=1),
+                            cframe("resources/read", {"uri": "blob://all"}, id=2),
+                            cframe("tools/call", {"name": "read_adc", "arguments": {"channel": 3}}, id=3),
+                            cframe("tools/call", {"name": "nosuch" + text}, id=4)])
+    assert out[1][1]["result"]["content"][0]["data"] == bytes(range(256))
+    assert out[2][1]["result"]["contents"][0]["blob"] == bytes(range(256)) * 4
+    server = board()
+    stream = FakeStream([INIT, cframe("tools/call", {"name": "picture"}, id=1),
+                         cframe("resources/read", {"uri": "blob://all"}, id=2),
+                         cframe("tools/call", {"name": "read_adc", "arguments": {"channel": 3}}, id=3),
+                         cframe("tools/call", {"name": "nosuch" + text}, id=4)])
+    Channel(server, stream).run()
+    lines = [line for line in stream.lines if line[:1] != b"{"]
+    assert len(lines) == 4
+    for line in lines:
+        if line[-2:] == b"\x10\x00" or (line[-1:] == b"\x00" and line[-2:-1] != b"\x10"):
+            line = line[:-2] if line[-2:] == b"\x10\x00" else line[:-1]
+        assert raw_controls(line) == [], line
+
+
+def test_escaping_a_piece_copies_nothing_per_byte():
+    import gc
+    if not hasattr(gc, "mem_alloc"):  # CPython: the allocation is MicroPython's concern
+        return
+    got = [0]
+
+    def out(piece):
+        got[0] += len(piece)
+    esc = cborlink.Escaper(out)
+    piece = bytes(range(256)) * 4  # every byte value: 132 escapes
+    esc.write(piece)
+    gc.collect()
+    before = gc.mem_alloc()
+    esc.write(piece)
+    used = gc.mem_alloc() - before
+    assert got[0] == 2 * (1024 + 4 * 33)
+    assert used < 128, used  # at most the view of the last chunk; the old escaper copied ~2 KiB

@@ -1,5 +1,6 @@
 # Resources: exact URIs and templates (no path semantics), reads, subscriptions, list changes.
 import binascii
+import json
 
 from tests.core.support import error, initialize, notifications, result
 from tinymcp import Server
@@ -137,3 +138,43 @@ def test_a_new_session_forgets_subscriptions():
     server.state["t"] = 30.0
     server.poll()
     assert notifications(server, "notifications/resources/updated") == []
+
+
+# -- template values are whole decoded segments (issue 26) -------------------------------------
+
+def test_a_template_value_is_decoded_only_after_the_uri_is_split():
+    server = board()
+    for raw, value in (("a%20b", "a b"), ("%C3%A9t%C3%A9", "\u00e9t\u00e9"), ("x.y", "x.y"),
+                       ("...", "..."), ("%2e%2e%2e", "..."), ("a%25", "a%")):
+        read = result(server, "resources/read", {"uri": "sensor://adc/" + raw + "/raw"})
+        assert json.loads(read["contents"][0]["text"]) == {"channel": value}, raw
+
+
+def test_a_template_value_holding_a_path_is_refused_with_invalid_params():
+    server = board()
+    for raw in ("..%2F..%2Fnetwork.json", "%2Fabs%2Fpath", "%2fetc", "a%5Cb", "%5C%5Cserver",
+                "a%00b", "%00", "..", ".", "%2E%2E", "%2e", "a\\b", "%2E%2E%2F"):
+        uri = "sensor://adc/" + raw + "/raw"
+        err = error(server, "resources/read", {"uri": uri})
+        assert err["code"] == -32602, (raw, err)
+        assert err["message"].startswith("Invalid params: {channel} "), err
+        assert err["data"] == {"uri": uri}
+        assert error(server, "resources/subscribe", {"uri": uri})["code"] == -32602
+
+
+def test_a_bad_percent_escape_is_invalid_params_without_internals():
+    server = board()
+    for raw in ("%ff", "%C3", "%e9t%e9", "%zz", "a%", "a%4", "%%41", "%G0", "%ed%a0%80"[:3]):
+        uri = "sensor://adc/" + raw + "/raw"
+        err = error(server, "resources/read", {"uri": uri})
+        assert err["code"] == -32602, (raw, err)
+        message = err["message"]
+        assert message.startswith("Invalid params: {channel} "), message
+        for internal in ("codec", "can't", "position", "Error", "0x"):
+            assert internal not in message, message
+
+
+def test_a_uri_no_template_fits_is_still_not_found():
+    server = board()
+    for uri in ("sensor://adc/a/b/raw", "sensor://adc/%2F", "sensor://adc/raw"):
+        assert error(server, "resources/read", {"uri": uri})["code"] == -32002, uri

@@ -160,12 +160,19 @@ class ReplBoard(FakeBoard):
     # A board at MicroPython's friendly REPL: it echoes what it is typed, runs each line as
     # Python (JSON fails on true/false/null), Ctrl-C clears the line, Ctrl-B shows the banner,
     # Ctrl-D soft-resets: then main.py serves MCP (main_serves) or the REPL comes back.
-    def __init__(self, main_serves=False, **kwargs):
+    def __init__(self, main_serves=False, serving=False, **kwargs):
         FakeBoard.__init__(self, **kwargs)
         self.main_serves = main_serves
-        self.at_repl = True
+        self.at_repl = not serving   # serving: main.py serves until fall()
         self.typed = []        # lines typed at the prompt
         self._typing = b""
+
+    def fall(self, says):
+        # main.py ends (a crash, a stray 0x03): the REPL says `says` and reads what comes next.
+        self.at_repl = True
+        self._typing = b""
+        self._partial = b""
+        self.write(says)
 
     def _data(self, data):
         if not self.at_repl:

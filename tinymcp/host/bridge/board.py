@@ -2,7 +2,9 @@
 import asyncio
 import collections
 import itertools
+import json
 import logging
+import re
 
 from tinymcp import protocol
 from tinymcp.host.bridge.wire import reason
@@ -21,6 +23,11 @@ BOOT_MARKS = (b"MicroPython v", b"soft reboot", b"rst:0x")
 # as Python (true/false/null are not Python names), the raw REPL's greeting.
 REPL_SIGNS = (b"NameError: name 'true'", b"NameError: name 'false'", b"NameError: name 'null'",
               b"raw REPL; CTRL-B to exit")
+# What makes a ready board suspect: it may have fallen to its REPL (issue 26). Then nothing from
+# hosts is written until a ping written as a JSON line (at a REPL: a dict display, harmless)
+# shows a serving board (its answer) or a REPL (its echo, a prompt, silence).
+SUSPECT_SIGNS = (b"Traceback (most recent call last)", b"raw REPL; CTRL-B to exit")
+_BANNER = re.compile(rb"MicroPython \S+ on \d")   # v1.24.1 or a build's hash: its REPL's banner
 # Notifications only a client sends: seen from the board, they are an echo, not news.
 CLIENT_NOTIFICATIONS = ("notifications/initialized", "notifications/roots/list_changed")
 CLIENT_CAPABILITIES = {"roots": {"listChanged": True}, "sampling": {},
@@ -93,6 +100,11 @@ def _is_repl(line):
     return line.lstrip().startswith(b">>>") or any(sign in line for sign in REPL_SIGNS)
 
 
+def _suspect(line):
+    return (_is_repl(line) or line.rstrip().endswith(b">>>")
+            or any(sign in line for sign in SUSPECT_SIGNS) or _BANNER.search(line) is not None)
+
+
 class Pending:
     # One request to the board. sent: on the wire to the current board (frame: what the link
     # queued, so a frame not yet written can be taken back); limbo: sent before a reset, fate
@@ -158,11 +170,15 @@ class BoardSession:
         self.fault = None           # why the board's initialize answers are unusable
         self._bad_inits = 0         # unusable initialize answers in a row
         self.at_repl = False        # the board shows its Python REPL (main.py is not serving)
+        self.suspect = None         # why a ready board may be at its REPL: hosts wait meanwhile
+        self._typed = False         # host frames may sit on the REPL's line: never send it a CR
         self.pending = {}
         self._order = collections.deque()  # requests written to the board, oldest first
         self._ids = itertools.count(1)
         self._init_task = None
         self._probe_task = None
+        self._check_task = None     # the ping that tells a serving board from a REPL
+        self._probe_mark = None     # its id as a REPL would print it back
         self._woken = asyncio.Event()      # a soft reboot while the initialize loop waits
         self.resets = 0
         self._repl_warned = False
@@ -183,10 +199,12 @@ class BoardSession:
             return error(NOT_SERVING, "Board not serving: %s" % why, "not-serving")
         p = Pending(next(self._ids), method, params, owner, retry, internal)
         self.pending[p.id] = p
-        if self.state == "ready" or internal:
+        if (self.state == "ready" and self.suspect is None) or internal:
             self._send(p)
         else:  # held until the board is ready, but refused now if it can never be sent
-            self._check_size(p, self.link.encode(p.message()))
+            frame = self._encode(p)
+            if frame is not None:
+                self._check_size(p, frame)
         limit = self.timeout if timeout is None else timeout
         try:
             return await asyncio.wait_for(asyncio.shield(p.future), limit)
@@ -202,14 +220,27 @@ class BoardSession:
             raise
 
     def _send(self, p):
-        frame = self.link.encode(p.message())
-        if not self._check_size(p, frame):
+        frame = self._encode(p)
+        if frame is None or not self._check_size(p, frame):
             return
         p.frame = self.link.write(frame, urgent=p.method == "ping")
         p.sent = p.frame is not None
         p.limbo = False
         if p.sent and p.method != "ping":   # a ping is answered in passing, not in turn
             self._order.append(p)
+
+    def _encode(self, p):
+        # -> p as the board's link writes it, or None with p answered: what cannot be encoded
+        # (text that is no Unicode, a value no link carries) is refused, never left pending.
+        try:
+            return self.link.encode(p.message())
+        except (ValueError, TypeError, RecursionError) as e:   # UnicodeEncodeError is one
+            self.pending.pop(p.id, None)
+            p.settle({"jsonrpc": "2.0", "error": {
+                "code": protocol.INVALID_PARAMS,
+                "message": "Invalid params: %s cannot be sent to the board (%s)"
+                           % (p.method, str(e)[:120] or e.__class__.__name__)}})
+            return None
 
     def _check_size(self, p, frame):
         # A frame longer than the board reads is refused here, before it reaches the link.
@@ -240,6 +271,8 @@ class BoardSession:
         return p.sent
 
     def _cancel_on_board(self, p, reason):
+        if self.at_repl:
+            return
         self.link.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
                         "params": {"requestId": p.id, "reason": reason}}, urgent=True)
 
@@ -247,11 +280,15 @@ class BoardSession:
         msg = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             msg["params"] = params
-        return self.link.send(msg) is not None
+        return not self._quiet() and self.link.send(msg) is not None
 
     def respond(self, msg):
         # A response to a request the board sent us (sampling, elicitation, roots).
-        return self.link.send(msg, urgent=True) is not None
+        return not self._quiet() and self.link.send(msg, urgent=True) is not None
+
+    def _quiet(self):
+        # Nothing from hosts goes to a board that shows, or may show, its REPL.
+        return self.at_repl or self.suspect is not None
 
     def running(self):
         # The request the board is working on now, or None: it serves one at a time, in the
@@ -276,14 +313,13 @@ class BoardSession:
 
     def not_serving(self):
         # -> why requests would wait for nothing now (the board answers, but not as an MCP
-        # server), or None. A board still booting or being restarted is worth waiting for.
+        # server), or None. A board still booting, or rebooting after a restart, is worth
+        # waiting for.
         if self.state != "connected":
             return None
         if self.fault is not None:
             return "its initialize answer is unusable (%s)" % self.fault
-        restarting = (self._restarted_at is not None and asyncio.get_running_loop().time()
-                      - self._restarted_at < self.restart_settle_s)
-        if self.at_repl and not restarting:
+        if self.at_repl:   # refused until it serves again, even while it is being restarted
             return ("it is at its Python REPL (main.py is not serving)" +
                     ("; --no-restart leaves it there" if not self.restart_boards else
                      "; the bridge restarts it every %g s" % self.restart_every_s))
@@ -314,6 +350,8 @@ class BoardSession:
             self.reset("the board answered 'Server not initialized'")
             return
         self.at_repl = False   # an answer: an MCP server is there, not a REPL
+        if self.suspect is not None:
+            self._serving_after_all()
         if reason(msg) == protocol.FRAME_TOO_LONG and rid is None:
             self._board_limit(msg)
             return
@@ -364,24 +402,104 @@ class BoardSession:
     def _noise(self, line):
         for mark in BOOT_MARKS:
             if mark in line:
+                self.reset("boot banner %r" % line[:60])
                 if b"soft reboot" in line:
                     self.at_repl = False   # main.py runs next
+                    self._typed = False    # a new REPL line, if any
                     self._woken.set()
-                self.reset("boot banner %r" % line[:60])
                 break
         if self.state == "connected" and _is_repl(line):
             self._saw_repl("it shows %r" % line.strip()[:40])
+        elif self.state == "ready" and self._probe_mark is not None and self._probe_mark in line:
+            self._saw_repl("it ran the bridge's ping as Python")
+        elif self.state == "ready" and _suspect(line):
+            self._suspect("it printed %r" % line.strip()[:60])
+
+    def _suspect(self, why):
+        # A ready board printed what its REPL prints: hosts' frames wait (those not yet written
+        # are taken back) until a JSON ping tells a serving board from a REPL.
+        if self.suspect is not None or self.at_repl:
+            return
+        self.suspect = why
+        log.info("the board may be at its REPL (%s); holding hosts' requests", why)
+        for p in list(self._order):
+            if not p.internal and self.link.withdraw(p.frame):
+                p.sent = False
+                self._order.remove(p)
+        self._check_task = asyncio.get_running_loop().create_task(self._check_serving(why))
+
+    async def _check_serving(self, why):
+        # A string id: a REPL that runs the line prints it back in Python's quotes, which a
+        # serving board's JSON never holds.
+        p = Pending("repl-probe-%d" % next(self._ids), "ping", None, None, False, True)
+        self._probe_mark = ("'%s'" % p.id).encode()
+        self.pending[p.id] = p
+        p.frame = self.link.write(json.dumps(p.message(), separators=(",", ":")).encode()
+                                  + b"\n", urgent=True)
+        p.sent = p.frame is not None
+        try:
+            msg = await asyncio.wait_for(asyncio.shield(p.future), self.timeout)
+        except asyncio.TimeoutError:
+            msg = None
+        finally:
+            self.pending.pop(p.id, None)
+            self._probe_mark = None
+        if self.suspect is not why:
+            return   # settled meanwhile: an answer, an echo, a reset
+        if msg is not None and "result" in msg:
+            self._serving_after_all()
+        else:
+            self._saw_repl("it printed what its REPL prints and does not answer a ping")
+
+    def _serving_after_all(self):
+        # An answer while suspect: main.py serves; what waited is written now.
+        self.suspect = None
+        if self.state != "ready":
+            return
+        log.info("the board answers: it is serving; sending what waited")
+        for p in list(self.pending.values()):
+            if not p.sent and not p.internal:
+                self._send(p)
 
     def _saw_repl(self, why):
         # A board at its REPL cannot answer: main.py is not serving. Nothing more is typed at
-        # its prompt; it is restarted (at most every restart_every_s), or left alone.
+        # its prompt; what hosts asked of it is answered now with an error; it is restarted
+        # (at most every restart_every_s), or left alone.
         self.at_repl = True
-        if not self._repl_warned:
-            self._repl_warned = True
+        self.suspect = None
+        for p in list(self._order):
+            if self.link.withdraw(p.frame):   # a frame not yet written never is
+                p.sent = False
+        if self.state == "ready":
+            self._typed = True   # hosts' frames went to it since it fell
+            log.warning("the board fell to its Python REPL while serving (%s): nothing more "
+                        "from hosts is written to it until main.py serves again", why)
+            self.state = "connected"
+            self.ready.clear()
+            self._order.clear()
+            self._start_init()
+            self.on_lost()
+        elif not self._repl_warned:
             log.warning("the board seems to be at its Python REPL (%s): does its main.py "
                         "serve MCP?", why)
+        self._repl_warned = True
+        self._fail_requests(why)
         if self.state == "connected":
             self.restart_board("it is at its REPL")
+
+    def _fail_requests(self, why):
+        # Every host request the board has, or would be sent, is answered: it is at its REPL.
+        for p in list(self.pending.values()):
+            if p.internal:
+                continue
+            del self.pending[p.id]
+            if p.sent or p.limbo:
+                p.settle(error(NOT_SERVING, "Board not serving: it fell to its Python REPL (%s) "
+                               "while handling %s; it may or may not have completed"
+                               % (why, p.method), "not-serving"))
+            else:
+                p.settle(error(NOT_SERVING, "Board not serving: it is at its Python REPL (%s)"
+                               % why, "not-serving"))
 
     def restart_board(self, why):
         # Run the board's main.py again: 0x03 ends a tinymcp serve loop (or clears a REPL
@@ -397,7 +515,9 @@ class BoardSession:
         self._restarted_at = now
         self.restarts += 1
         log.warning("restarting the board's main.py (%s): 0x03, then a soft reset", why)
-        self.link.send_raw(b"\r\x03")
+        # 0x03 first, never a CR: a CR would run whatever sits on a REPL's line.
+        self.link.send_raw(b"\x03")
+        self._typed = False
         loop.call_later(0.3, self.link.send_raw, b"\x02\x04\n")
         return True
 
@@ -412,6 +532,8 @@ class BoardSession:
         self.ready.clear()
         self._order.clear()
         self.at_repl = False
+        self.suspect = None
+        self._typed = False
         self.fault = None
         self._bad_inits = 0
         for p in list(self.pending.values()):
@@ -439,7 +561,9 @@ class BoardSession:
         was_ready = self.state == "ready"
         if was_ready:
             self.resets += 1
+            self._typed = True   # until a soft reboot: hosts' frames may sit on a REPL's line
             log.warning("board reset detected (%s); re-initializing", why)
+        self.suspect = None
         self.state = "connected"
         self.ready.clear()
         self._order.clear()   # a new session runs nothing yet
@@ -487,6 +611,10 @@ class BoardSession:
             return
         if self.restart_board("it is at its REPL"):
             await self._pause(self.restart_settle_s)
+            return
+        if self._typed:   # a CR would run hosts' bytes on its line: wait for it to reboot
+            self._refuse_waiting()
+            await self._pause(self.repl_probe_s)
             return
         self.at_repl = False
         self.link.send_raw(b"\r\n")
@@ -650,7 +778,7 @@ class BoardSession:
 
     def close(self):
         # The bridge serves this board no more: what waits for it is answered now.
-        for task in (self._init_task, self._probe_task):
+        for task in (self._init_task, self._probe_task, self._check_task):
             if task is not None:
                 task.cancel()
         self.link.close()

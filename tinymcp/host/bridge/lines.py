@@ -33,6 +33,11 @@ class LineSplitter:
         lines = self.feed(b"\n") if self._partial or self._dropping else []
         return lines
 
+    @property
+    def partial(self):
+        # The line begun and not yet ended (a REPL's prompt waits there for input).
+        return self._partial
+
     def clear(self):
         self._partial.clear()
         self._dropping = False

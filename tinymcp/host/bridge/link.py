@@ -29,6 +29,7 @@ WRITE_MAX = 4096            # bytes of waiting frames the writer joins into one 
                             # written is one the board session can no longer take back
 READ_AHEAD = 16             # chunks read and not yet taken by the loop before the reader waits
 _JSONRPC = b'{"jsonrpc"'
+PROMPTS = (b">>> ", b"=== ")   # MicroPython's REPL and its paste mode, waiting for a line
 
 
 REFUSED_RETRY = 15.0        # seconds before a board that refused the token is tried again
@@ -286,6 +287,7 @@ class Link:
         self.on_noise = on_noise
         self.on_state = on_state
         self._lines = LineSplitter(MAX_LINE)
+        self._prompted = False               # the line begun now ends in a prompt, told
         self._urgent = collections.deque()   # frames to write before the queue: cancels, pings
         self._queue = collections.deque()    # frames in the order the board should read them
         self._queued = 0                     # bytes in both, not yet started
@@ -359,6 +361,7 @@ class Link:
             self._queue.clear()
             self._queued = 0
         self._lines.clear()
+        self._prompted = False
         if io is not None:
             io.stop()
             return io.released
@@ -372,11 +375,21 @@ class Link:
             self._lost.set_result(why)
 
     def _feed(self, data):
-        for line in self._lines.feed(data):
+        lines = self._lines.feed(data)
+        for line in lines:
             if line is TOO_LONG:
                 log.debug("noise: dropped a line over %d bytes", MAX_LINE)
             else:
                 self._line(line)
+        # A REPL's prompt waits for input at the end of a line that never ends: told as noise,
+        # once per line.
+        if lines:
+            self._prompted = False
+        partial = self._lines.partial
+        if not self._prompted and partial.endswith(PROMPTS):
+            self._prompted = True
+            log.debug("noise: a prompt %r", bytes(partial[-80:]))
+            self.on_noise(bytes(partial[-200:]))
 
     def _line(self, line):
         if line and is_cbor(line):

@@ -1,6 +1,7 @@
 # What the bridge accepts from a host, on stdio and HTTP alike: one JSON-RPC message in strict
 # JSON (finite numbers, bounded nesting, bounded size), or the error that answers it.
 import json
+import re
 
 from tinymcp.protocol import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, REASON
 
@@ -8,6 +9,10 @@ MAX_MESSAGE = 1 << 20   # bytes in one host message (a stdio line, an HTTP body)
 MAX_DEPTH = 64          # objects and arrays inside one another
 
 _NONFINITE = object()   # what NaN, Infinity and 1e999 parse to here
+# JSON lets a string hold "\ud800", which is no Unicode text: no UTF-8 (a CBOR frame, a board's
+# JSON) can carry it, so it is refused here, before it reaches a board.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+SURROGATE = "strings must be Unicode text: a lone UTF-16 surrogate (\\ud800-\\udfff) is not"
 
 
 def _float(text):
@@ -59,14 +64,21 @@ def decode(data):
 
 
 def _problem(msg):
-    # -> (code, what is wrong) for a message nested too deep or holding a non-finite number.
+    # -> (code, what is wrong) for a message nested too deep or holding a non-finite number
+    # or a lone surrogate.
     stack = [(msg, 0, False)]
     while stack:
         value, depth, in_params = stack.pop()
         if value is _NONFINITE:
             return (INVALID_PARAMS if in_params else INVALID_REQUEST,
                     "numbers must be finite (NaN, Infinity and 1e999 are not JSON numbers)")
+        if type(value) is str:
+            if _SURROGATE.search(value):
+                return INVALID_PARAMS if in_params else INVALID_REQUEST, SURROGATE
+            continue
         if type(value) is dict:
+            if any(_SURROGATE.search(key) for key in value):
+                return INVALID_PARAMS if in_params else INVALID_REQUEST, SURROGATE
             items = value.items()
         elif type(value) is list:
             items = ((None, v) for v in value)
