@@ -1,0 +1,154 @@
+# One HTTP client cannot deny another: sessions and requests in flight are capped per client (its
+# peer address here: each host binds its own loopback address), eviction takes the client's own
+# idlest session first and never one holding a lease; and the smaller HTTP limits, as an
+# attacker tries them: headers past 16 KiB, a bridge bound to another loopback address.
+import json
+import socket
+import subprocess
+import time
+
+import httpx2 as httpx
+
+from tests.bridge.conftest import BRIDGE, clean_env, free_port
+from tests.hostile.conftest import HttpHost, sse_messages
+from tests.windows_shim import as_on_windows  # noqa: F401
+
+TESTBOARD = "tests/bridge/testboard.py"
+MODERN = "2026-07-28"
+P = "io.modelcontextprotocol/"
+
+
+class HostAt(HttpHost):
+    # An HttpHost whose connections leave from its own loopback address (127.0.0.2, ...): to
+    # the bridge, another client.
+    def __init__(self, url, address, **kw):
+        HttpHost.__init__(self, url, **kw)
+        self.http = httpx.Client(transport=httpx.HTTPTransport(local_address=address))
+
+    def post(self, msg, timeout=60, **headers):
+        all_headers = dict(self.headers)
+        if self.sid:
+            all_headers["mcp-session-id"] = self.sid
+            all_headers["mcp-protocol-version"] = self.version
+        all_headers.update(headers)
+        body = msg if type(msg) is bytes else json.dumps(msg).encode()
+        response = self.http.post(self.url, content=body, headers=all_headers, timeout=timeout)
+        if not response.content:
+            return response, []
+        if response.headers.get("content-type", "").startswith("application/json"):
+            return response, [response.json()]
+        return response, sse_messages(response.text)
+
+
+def listen_request(where, rid):
+    # A 2026-07-28 subscriptions/listen POST: its stream never ends by itself.
+    body = json.dumps({"jsonrpc": "2.0", "id": rid, "method": "subscriptions/listen", "params": {
+        "notifications": {"toolsListChanged": True},
+        "_meta": {P + "protocolVersion": MODERN, P + "clientCapabilities": {}}}}).encode()
+    return (("POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+             "Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: %s\r\n"
+             "Mcp-Method: subscriptions/listen\r\nContent-Length: %d\r\n\r\n"
+             % (where, MODERN, len(body))).encode() + body)
+
+
+def test_130_listen_streams_of_one_client_leave_another_served(http_front):
+    url, proc = http_front("--sim", TESTBOARD)
+    where = url.split("/")[2]
+    port = int(where.split(":")[1])
+    held = []
+    try:
+        for rid in range(130):
+            s = socket.create_connection(("127.0.0.1", port), timeout=10)
+            s.sendall(listen_request(where, rid))
+            held.append(s)
+        first = held[0].recv(200)
+        assert first.startswith(b"HTTP/1.1 200"), first   # a listen stream is served
+        other = HostAt(url, "127.0.0.2")
+        assert other.initialize()["result"]["protocolVersion"] == "2025-11-25"
+        reply = other.request("tools/call", {"name": "read_adc", "arguments": {"channel": 1}})
+        assert "result" in reply, reply
+        refused = held[-1].recv(200)
+        assert refused.startswith(b"HTTP/1.1 429"), refused   # the client's 33rd was not
+        proc.wait_stderr("requests in flight: refusing another")
+    finally:
+        for s in held:
+            s.close()
+
+
+def test_64_initializes_of_one_client_evict_neither_another_nor_its_leased_led(http_front):
+    url, proc = http_front("--sim", env=clean_env(TINYMCP_SIM_BENCH="1"))
+    victim = HostAt(url, "127.0.0.2")
+    victim.initialize()
+    lit = victim.request("tools/call", {"name": "set_led",
+                                        "arguments": {"on": True, "lease_s": 3600}})
+    assert lit["result"]["structuredContent"] == {"on": True, "lease_s": 3600}, lit
+    attacker = HostAt(url, "127.0.0.1")
+    for _ in range(70):
+        attacker.sid = None
+        attacker.initialize()
+    # And from four more addresses: the bridge's 64 sessions in all are full, so other
+    # clients' sessions go too, but never one holding a lease.
+    for n in range(3, 7):
+        crowd = HostAt(url, "127.0.0.%d" % n)
+        for _ in range(16):
+            crowd.sid = None
+            crowd.initialize()
+    assert victim.request("ping")["result"] == {}   # its session is still there
+    volts = victim.request("tools/call", {"name": "read_adc", "arguments": {"channel": 2}})
+    assert volts["result"]["structuredContent"]["volts"] > 2, volts   # its LED is still lit
+    proc.wait_stderr("sessions open: closing session")
+
+
+def test_a_session_is_another_clients_no_more_than_an_unknown_one(http_front):
+    url, proc = http_front("--sim", TESTBOARD)
+    owner = HostAt(url, "127.0.0.2")
+    owner.initialize()
+    thief = HostAt(url, "127.0.0.3")
+    thief.sid = owner.sid
+    response, _ = thief.post({"jsonrpc": "2.0", "id": 5, "method": "ping"})
+    assert response.status_code == 404
+    assert owner.request("ping")["result"] == {}
+
+
+def test_headers_past_16_kib_are_refused_as_documented(http_front):
+    url, proc = http_front("--sim", TESTBOARD)
+    where = url.split("/")[2]
+    host, port = where.split(":")
+    filler = "".join("X-Pad-%d: %s\r\n" % (i, "a" * 1000) for i in range(60))   # about 60 KB
+    body = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "padded", "version": "0"}}}).encode()
+    request = ("POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+               "Accept: application/json, text/event-stream\r\n%sContent-Length: %d\r\n\r\n"
+               % (where, filler, len(body))).encode() + body
+    with socket.create_connection((host, int(port)), timeout=30) as s:
+        s.sendall(request)   # in one piece, as h11 never sees it incomplete
+        answer = s.recv(200)
+    assert answer.startswith(b"HTTP/1.1 431"), answer   # never a session
+    assert HttpHost(url).initialize()
+
+
+def test_a_bridge_bound_to_another_loopback_address_takes_its_own_host():
+    port = free_port()
+    proc = subprocess.Popen(BRIDGE + ["--sim", TESTBOARD, "--http", "127.0.0.2:%d" % port,
+                                      "--no-auth"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=clean_env())
+    try:
+        url = "http://127.0.0.2:%d/mcp" % port
+        end = time.monotonic() + 30
+        while True:
+            try:
+                host = HttpHost(url)
+                assert host.initialize()["result"]["protocolVersion"] == "2025-11-25"
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < end and proc.poll() is None
+                time.sleep(0.2)
+        assert host.request("ping")["result"] == {}
+        # Still no other name: a rebound DNS name is refused.
+        response, _ = HttpHost(url, headers={"host": "evil.example:%d" % port}).post(
+            {"jsonrpc": "2.0", "id": 0, "method": "ping"})
+        assert response.status_code == 421
+    finally:
+        proc.terminate()
+        proc.wait(20)
