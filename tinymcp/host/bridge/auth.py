@@ -258,4 +258,7 @@ class OAuth:
         granted = granted.split() if type(granted) is str else claims.get("scp")
         granted = frozenset(s for s in granted or () if type(s) is str)
         who = claims.get("sub") or claims.get("client_id") or "?"
+        if scope.get("path") != "/mcp" and READ not in granted:   # the dashboard's data
+            return None, self.refusal(403, "Forbidden: this needs the OAuth scope " + READ,
+                                      error="insufficient_scope")
         return Client("oauth %s" % str(who)[:200], granted), None
