@@ -216,7 +216,7 @@ def test_the_dashboard_data_needs_an_access_token_under_oauth(own_issuer, oauth_
     assert httpx.get(data, timeout=20).status_code == 401
     token = own_issuer.mint(url, scope="tinymcp.read")
     assert httpx.get(data, headers={"authorization": "Bearer " + token},
-                     timeout=20).status_code == 200
+                     timeout=20).status_code == 200, bridge.stderr()
     scopeless = own_issuer.mint(url, scope=None)
     assert httpx.get(data, headers={"authorization": "Bearer " + scopeless},
                      timeout=20).status_code in (401, 403)

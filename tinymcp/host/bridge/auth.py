@@ -110,7 +110,7 @@ class IssuerKeys:
             try:
                 metadata = await self.fetch(url)
             except Exception as e:   # try the next well-known place
-                problems.append("%s: %s" % (url, e))
+                problems.append("%s: %r" % (url, e))
                 continue
             if type(metadata) is not dict or metadata.get("issuer") != self.issuer:
                 problems.append("%s names issuer %r" % (url, metadata.get("issuer")
@@ -148,7 +148,7 @@ class IssuerKeys:
                 except Refused:
                     raise
                 except Exception as e:
-                    raise Refused("the issuer's keys could not be had: %s" % e) from None
+                    raise Refused("the issuer's keys could not be had: %r" % e) from None
         found = self.keys.get(kid)
         if found is None:
             raise Refused("signed with a key the issuer does not publish")
@@ -167,7 +167,6 @@ class OAuth:
         path = urlsplit(self.metadata_url).path
         self.paths = {"/.well-known/oauth-protected-resource", path}
         self.issuer_keys = IssuerKeys(issuer, self._fetch)
-        self._http = None
 
     def metadata(self):
         # RFC 9728 2, as the official SDK models it.
@@ -187,22 +186,26 @@ class OAuth:
         return method == "GET" and path in self.paths
 
     async def _fetch(self, url):
+        # One document of the issuer's (rare: its metadata and keys), fetched in a thread: a
+        # plain blocking client, whatever the event loop (Windows' proactor, or its shim).
+        return await asyncio.to_thread(self._fetch_now, url)
+
+    @staticmethod
+    def _fetch_now(url):
         import httpx2
-        if self._http is None:
-            self._http = httpx2.AsyncClient(timeout=FETCH_SECONDS, follow_redirects=False)
-        async with self._http.stream("GET", url, headers={"accept": "application/json"}) as got:
-            if got.status_code != 200:
-                raise Refused("%s answered %d" % (url, got.status_code))
-            body = bytearray()
-            async for chunk in got.aiter_bytes():
-                body += chunk
-                if len(body) > MAX_DOCUMENT:
-                    raise Refused("%s is larger than %d bytes" % (url, MAX_DOCUMENT))
+        with httpx2.Client(timeout=FETCH_SECONDS, follow_redirects=False) as http:
+            with http.stream("GET", url, headers={"accept": "application/json"}) as got:
+                if got.status_code != 200:
+                    raise Refused("%s answered %d" % (url, got.status_code))
+                body = bytearray()
+                for chunk in got.iter_bytes():
+                    body += chunk
+                    if len(body) > MAX_DOCUMENT:
+                        raise Refused("%s is larger than %d bytes" % (url, MAX_DOCUMENT))
         return json.loads(bytes(body))
 
     async def close(self):
-        if self._http is not None:
-            await self._http.aclose()
+        pass
 
     def challenge(self, error=None, description=None, scope=READ):
         # WWW-Authenticate for a 401 or 403: where the metadata is, and the scope needed.
