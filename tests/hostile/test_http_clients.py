@@ -5,11 +5,10 @@
 import json
 import socket
 import subprocess
-import time
 
 import httpx2 as httpx
 
-from tests.bridge.conftest import BRIDGE, clean_env, free_port
+from tests.bridge.conftest import Bridge, clean_env
 from tests.hostile.conftest import HttpHost, sse_messages
 from tests.windows_shim import as_on_windows  # noqa: F401
 
@@ -129,26 +128,18 @@ def test_headers_past_16_kib_are_refused_as_documented(http_front):
 
 
 def test_a_bridge_bound_to_another_loopback_address_takes_its_own_host():
-    port = free_port()
-    proc = subprocess.Popen(BRIDGE + ["--sim", TESTBOARD, "--http", "127.0.0.2:%d" % port,
-                                      "--no-auth"], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=clean_env())
+    bridge = Bridge(["--sim", TESTBOARD, "--http", "127.0.0.2:0", "--no-auth", "--log-level",
+                     "info"], stdin=subprocess.DEVNULL)
     try:
-        url = "http://127.0.0.2:%d/mcp" % port
-        end = time.monotonic() + 30
-        while True:
-            try:
-                host = HttpHost(url)
-                assert host.initialize()["result"]["protocolVersion"] == "2025-11-25"
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < end and proc.poll() is None
-                time.sleep(0.2)
+        url = bridge.wait_stderr(r"serving (http://127\.0\.0\.2:\d+/mcp)").group(1)
+        bridge.wait_stderr("board ready")
+        host = HttpHost(url)
+        assert host.initialize()["result"]["protocolVersion"] == "2025-11-25"
         assert host.request("ping")["result"] == {}
         # Still no other name: a rebound DNS name is refused.
-        response, _ = HttpHost(url, headers={"host": "evil.example:%d" % port}).post(
+        port = url.split(":")[2].split("/")[0]
+        response, _ = HttpHost(url, headers={"host": "evil.example:" + port}).post(
             {"jsonrpc": "2.0", "id": 0, "method": "ping"})
         assert response.status_code == 421
     finally:
-        proc.terminate()
-        proc.wait(20)
+        assert bridge.stop() == 0, bridge.stderr()

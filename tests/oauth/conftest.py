@@ -34,7 +34,6 @@ class Provider:
             missing(".ci/install-oidc was not run (oidc-provider is not in %s)" % OIDC_PREFIX)
         port = free_port()
         self.issuer = "http://127.0.0.1:%d" % port
-        self.log = open(os.devnull, "w")
         self.proc = subprocess.Popen([NODE, PROVIDER, OIDC_PREFIX, str(port)],
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      cwd=REPO, text=True)
