@@ -67,7 +67,7 @@ def test_130_listen_streams_of_one_client_leave_another_served(http_front):
         reply = other.request("tools/call", {"name": "read_adc", "arguments": {"channel": 1}})
         assert "result" in reply, reply
         refused = held[-1].recv(200)
-        assert refused.startswith(b"HTTP/1.1 429"), refused   # the client's 33rd was not
+        assert refused.startswith(b"HTTP/1.1 429"), refused   # the client's 49th was not
         proc.wait_stderr("requests in flight: refusing another")
     finally:
         for s in held:
@@ -89,7 +89,7 @@ def test_64_initializes_of_one_client_evict_neither_another_nor_its_leased_led(h
     # clients' sessions go too, but never one holding a lease.
     for n in range(3, 7):
         crowd = HostAt(url, "127.0.0.%d" % n)
-        for _ in range(16):
+        for _ in range(24):
             crowd.sid = None
             crowd.initialize()
     assert victim.request("ping")["result"] == {}   # its session is still there

@@ -31,8 +31,8 @@ log = logging.getLogger("tinymcp.bridge.http")
 
 IDLE_SECONDS = 30 * 60   # a session nobody used for this long is closed (its subscriptions too)
 MAX_SESSIONS = 64        # open sessions; a new one closes the one idle longest (below)
-CLIENT_SESSIONS = 16     # open sessions of one client; its next closes its own idlest
-CLIENT_REQUESTS = 32     # requests of one client being served at once (streams too); more: 429
+CLIENT_SESSIONS = 24     # open sessions of one client; its next closes its own idlest
+CLIENT_REQUESTS = 48     # requests of one client being served at once (streams too); more: 429
 LISTEN_SECONDS = 15 * 60   # a subscriptions/listen stream is ended cleanly after this long
 MAX_WAITING = 256        # notifications waiting for a host that does not read; more are dropped
 RETRY_MS = 1000          # how soon a client whose SSE stream closed should come back for the rest
