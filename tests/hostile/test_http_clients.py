@@ -143,3 +143,56 @@ def test_a_bridge_bound_to_another_loopback_address_takes_its_own_host():
         assert response.status_code == 421
     finally:
         assert bridge.stop() == 0, bridge.stderr()
+
+
+def test_a_listen_stream_is_ended_cleanly_after_its_lifetime(monkeypatch):
+    # In process, with the lifetime cut to a moment: the stream that never ends by itself gets
+    # its headers, pings, and then its end (a client listens again), and its session closes.
+    import asyncio
+
+    from starlette.requests import Request
+
+    from tinymcp.host.bridge import http as front_module
+    monkeypatch.setattr(front_module, "LISTEN_SECONDS", 0.3, raising=False)
+    monkeypatch.setattr(front_module, "PING_SECONDS", 0.05)
+
+    class Session:
+        era = None
+        closed = False
+
+        def receive(self, msg):
+            pass   # a board that never says anything
+
+        def close(self):
+            self.closed = True
+
+    class Hosts:
+        def open_session(self, send, label):
+            self.session = Session()
+            return self.session
+
+    msg = json.loads(listen_request("127.0.0.1:1", 3).split(b"\r\n\r\n", 1)[1])
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": [
+        (b"host", b"127.0.0.1:1"), (b"content-type", b"application/json"),
+        (b"accept", b"application/json, text/event-stream"),
+        (b"mcp-protocol-version", MODERN.encode()),
+        (b"mcp-method", b"subscriptions/listen")]}
+    sent = []
+
+    async def main():
+        hosts = Hosts()
+        front = front_module.HttpFront(hosts)
+        never = asyncio.Event()
+
+        async def receive():
+            await never.wait()
+
+        async def send(message):
+            sent.append(message)
+        await asyncio.wait_for(front._stateless(Request(scope, receive), msg, scope, receive,
+                                                send), 30)
+        return hosts.session
+    session = asyncio.run(main())
+    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 200
+    assert sent[-1] == {"type": "http.response.body", "body": b"", "more_body": False}
+    assert session.closed
