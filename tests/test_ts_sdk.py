@@ -67,7 +67,7 @@ def run(client, server):
     env = clean_env(MICROPYPATH=".")
     bridge = None
     if how == "http":
-        bridge = Bridge(target() + ["--http", "127.0.0.1:0", "--log-level", "info"],
+        bridge = Bridge(target() + ["--http", "127.0.0.1:0", "--log-level", "info", "--no-auth"],
                         stdin=subprocess.DEVNULL)
         command += ["--http", bridge.wait_stderr(r"serving (http://\S+/mcp)").group(1)]
     else:

@@ -204,7 +204,8 @@ class HttpBridge:
     # A bridge serving HTTP in front of a --sim board or a device, and a way to post to it.
     def __init__(self, *args):
         self.err = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen(BRIDGE + ["--http", "127.0.0.1:0", "--log-level", "info"]
+        self.proc = subprocess.Popen(BRIDGE + ["--http", "127.0.0.1:0", "--log-level", "info",
+                                               "--no-auth"]
                                      + list(args), stdin=subprocess.DEVNULL, stderr=self.err,
                                      cwd=REPO)
         while True:

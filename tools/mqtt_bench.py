@@ -40,7 +40,8 @@ class Bridge:
         self.err = tempfile.TemporaryFile()
         self.started = time.monotonic()
         board = ["--mqtt", url, "--mqtt-insecure"] if url else ["--sim"]   # its own broker
-        self.proc = subprocess.Popen(BRIDGE + board + ["--http", "127.0.0.1:0"], cwd=REPO,
+        self.proc = subprocess.Popen(BRIDGE + board + ["--http", "127.0.0.1:0", "--no-auth"],
+                                     cwd=REPO,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=self.err)
         end = time.monotonic() + 30

@@ -213,16 +213,23 @@ def free_port():
         return s.getsockname()[1]
 
 
+def unless_authorized(args, env=None):
+    # ["--no-auth"] for a loopback bridge given no token and no issuer (else it makes a token of
+    # its own: tests that are about that read it from stderr), [] otherwise.
+    given = set(args) & {"--token", "--oauth-issuer", "--no-auth"}
+    return [] if given or (env or {}).get("TINYMCP_BRIDGE_TOKEN") else ["--no-auth"]
+
+
 @pytest.fixture
 def http_bridge():
     # Starts `tinymcp-bridge --sim BOARD --http 127.0.0.1:0 ...` (board=None: the args say
-    # which board); -> (url, Bridge).
+    # which board), with --no-auth unless the args or env authorize; -> (url, Bridge).
     bridges = []
 
     def start(*args, env=None, board="sim"):
         source = ["--sim", board] if board else []
-        bridge = Bridge(source + ["--http", "127.0.0.1:0", "--log-level", "info"] + list(args),
-                        stdin=subprocess.DEVNULL, env=env)
+        bridge = Bridge(source + ["--http", "127.0.0.1:0", "--log-level", "info"] + list(args)
+                        + unless_authorized(args, env), stdin=subprocess.DEVNULL, env=env)
         bridges.append(bridge)
         url = bridge.wait_stderr(r"serving (http://\S+/mcp)").group(1)
         bridge.wait_stderr(r"board ready")

@@ -198,3 +198,47 @@ def test_without_the_chart_library_the_page_shows_the_tables_and_how_to_get_plot
     page.wait_for("document.querySelector('figure.plot')?.innerText.includes('samples over')")
     assert page.evaluate("document.querySelectorAll('canvas').length") == 0
     page.screenshot(os.path.join(ARTIFACTS, "dashboard-without-charts.png"), height=700)
+
+
+def test_a_board_sending_null_and_wrong_types_costs_those_values_not_the_page(http_bridge,
+                                                                              browser):
+    # A hostile board: its alerts hold null, a number, a string and one good alert; its
+    # readings and history carry values of the wrong kinds. The page shows what it can.
+    from tests.hostile.fakeboard import GOOD_INIT, FakeBoard
+    values = {
+        "sensor://alerts": {"alerts": [None, 5, "x", [], {"quantity": "temperature",
+                                                          "above": 30, "unit": "Cel",
+                                                          "state": "armed", "crossings": 2}]},
+        "sensor://temperature": {"units": {"celsius": "Cel", "bad": None}, "celsius": 21.5,
+                                 "bad": {"x": 1}, "age_ms": "soon"},
+        "sensor://temperature/history": {"quantity": "temperature", "unit": "Cel",
+                                         "now_ms": 5000, "samples": [None, [1000, 20.5], "z",
+                                                                     [2000, 21.0], [3000]]}}
+
+    def serve(board, msg):
+        if msg["method"] == "resources/list":
+            board.answer(msg, {"resources": [{"uri": uri, "name": uri.split("//")[1],
+                                              "mimeType": "application/json"}
+                                             for uri in values]})
+        elif msg["method"] == "resources/read":
+            uri = msg["params"]["uri"]
+            board.answer(msg, {"contents": [{"uri": uri, "mimeType": "application/json",
+                                             "text": json.dumps(values[uri])}]})
+        else:
+            return False
+        return True
+    board = FakeBoard(on_request=serve, init_result=dict(
+        GOOD_INIT, capabilities=dict(GOOD_INIT["capabilities"], resources={})))
+    try:
+        url, bridge = http_bridge("--port", board.device, board=None)
+        page = browser()
+        page.navigate(url.rsplit("/", 1)[0] + "/")
+        page.wait_for("Number(document.body.dataset.updates) >= 2", timeout=30)
+        alerts = text(page, "table.alerts")
+        assert "temperature\tabove 30 \u00b0C\tarmed\t2" in alerts, alerts
+        assert "celsius 21.5 \u00b0C" in text(page, "table.readings")
+        assert "fakeboard" in text(page, "section.board h2")
+        assert "not answering" not in page.evaluate("document.getElementById('status').innerText")
+        assert samples(page, "sensor://temperature/history") == 2
+    finally:
+        board.close()

@@ -333,7 +333,8 @@ def test_a_board_token_goes_into_env_not_args_and_the_file_is_private(tmp_path, 
 def test_the_token_in_the_environment_is_taken_for_a_network_board_only(tmp_path, capsys):
     token = {"TINYMCP_BOARD_TOKEN": "from-the-environment"}
     environ = dict(token, HOME=str(tmp_path))
-    for boards, env in ((["--sim"], None), (["--port", "socket://h:1"], token)):
+    shown = {"TINYMCP_BOARD_TOKEN": "<set TINYMCP_BOARD_TOKEN>"}   # never printed in clear
+    for boards, env in ((["--sim"], None), (["--port", "socket://h:1"], shown)):
         status, out, _err = run_main(["--print-config", "cursor"] + boards, "linux", environ,
                                      capsys)
         assert status == 0

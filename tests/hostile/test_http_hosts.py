@@ -118,7 +118,8 @@ def test_a_flood_of_connections_at_a_low_file_limit_leaves_service_and_the_sim_b
     port = free_port()
     err = open(tmp_path / "stderr", "w+")
     proc = subprocess.Popen(
-        BRIDGE + ["--sim", TESTBOARD, "--http", "127.0.0.1:%d" % port, "--log-level", "info"],
+        BRIDGE + ["--sim", TESTBOARD, "--http", "127.0.0.1:%d" % port, "--log-level", "info",
+                  "--no-auth"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=clean_env(),
         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256)))
     url = "http://127.0.0.1:%d/mcp" % port

@@ -194,7 +194,8 @@ def bridges():
     started = []
 
     def start(*args, env=None):
-        bridge = Bridge(list(args) + ["--http", "127.0.0.1:0", "--log-level", "info"],
+        bridge = Bridge(list(args) + ["--http", "127.0.0.1:0", "--log-level", "info",
+                                     "--no-auth"],
                         stdin=subprocess.DEVNULL, env=env)
         started.append(bridge)
         return bridge.wait_stderr(r"serving (http://\S+/mcp)").group(1), bridge

@@ -59,6 +59,16 @@ def build_parser():
     p.add_argument("--token",
                    help="bearer token HTTP clients must send; required on a non-loopback bind. "
                         "Every local user can read a command line: prefer $%s" % TOKEN_ENV)
+    p.add_argument("--no-auth", action="store_true",
+                   help="with --http on loopback: no token at all (by default a loopback bridge "
+                        "makes a random one and prints it)")
+    p.add_argument("--oauth-issuer", metavar="URL",
+                   help="with --http: be an OAuth 2.1 resource server for this authorization "
+                        "server (its issuer URL): hosts bring its JWT access tokens, scopes "
+                        "tinymcp.read and tinymcp.act")
+    p.add_argument("--public-url", metavar="URL",
+                   help="with --oauth-issuer: the /mcp URL hosts use, the tokens' audience "
+                        "(default http://HOST:PORT/mcp as served)")
     p.add_argument("--compact", action="store_true",
                    help="with several boards: a tool they share is listed once, with a board "
                         "argument naming which (not LABEL_TOOL for each)")
@@ -196,6 +206,8 @@ def main(argv=None):
         return list_ports(sys.stdout)
     specs, several = checked(parser, args)
     args.token = _secret(args.token, "--token", TOKEN_ENV)
+    if args.token and (args.no_auth or args.oauth_issuer):
+        parser.error("$%s is set: it goes with neither --no-auth nor --oauth-issuer" % TOKEN_ENV)
     args.board_token = _secret(args.board_token, "--board-token", BOARD_TOKEN_ENV)
     http = None
     sock = None
@@ -207,9 +219,15 @@ def main(argv=None):
             except ValueError as e:
                 raise PortError(str(e)) from None
             from tinymcp.host.bridge.guard import is_loopback
-            if not is_loopback(http[0]) and not args.token:
-                raise PortError("binding %s (not loopback) needs a token: --token or $%s"
-                                % (http[0], TOKEN_ENV))
+            if args.no_auth and not is_loopback(http[0]):
+                raise PortError("--no-auth is for a loopback bind only; binding %s needs a "
+                                "token (--token or $%s) or --oauth-issuer" % (http[0], TOKEN_ENV))
+            if args.oauth_issuer and not args.public_url and http[0] in ("0.0.0.0", "::"):
+                raise PortError("--oauth-issuer on an all-interfaces bind needs --public-url: "
+                                "the /mcp URL hosts use, which the tokens name")
+            if not is_loopback(http[0]) and not args.token and not args.oauth_issuer:
+                raise PortError("binding %s (not loopback) needs a token: --token or $%s, or "
+                                "--oauth-issuer" % (http[0], TOKEN_ENV))
             sock = _listen(*http)
         if args.mqtt:
             from tinymcp.host.bridge.mqtt import check
@@ -248,7 +266,31 @@ def checked(parser, args):
         parser.error(str(e))
     if args.timeout <= 0:
         parser.error("--timeout must be positive")
+    _check_auth(parser, args)
     return specs, several
+
+
+def _check_auth(parser, args):
+    # The HTTP front's authorization options: one of --token, --oauth-issuer, --no-auth.
+    from urllib.parse import urlsplit
+    if args.no_auth and (args.token or args.oauth_issuer):
+        parser.error("--no-auth goes with neither --token nor --oauth-issuer")
+    if args.token and args.oauth_issuer:
+        parser.error("--token or --oauth-issuer, not both")
+    if args.public_url and not args.oauth_issuer:
+        parser.error("--public-url goes with --oauth-issuer")
+    for option, url in (("--oauth-issuer", args.oauth_issuer), ("--public-url", args.public_url)):
+        if url is None:
+            continue
+        from tinymcp.host.bridge.guard import is_loopback
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query \
+                or parts.fragment:
+            parser.error("%s wants an http(s) URL without query or fragment, got %r"
+                         % (option, url))
+        if option == "--oauth-issuer" and parts.scheme != "https" \
+                and not is_loopback(parts.hostname):
+            parser.error("--oauth-issuer must be https:// (plain http only on loopback)")
 
 
 def _secret(given, option, env):
@@ -257,6 +299,22 @@ def _secret(given, option, env):
                     option, env)
         return given
     return os.environ.get(env) or None
+
+
+def http_auth(args, host, port):
+    # -> (the HTTP front's auth.py object, the token made for this run or None).
+    from tinymcp.host.bridge import auth
+    if args.oauth_issuer:
+        shown = "[%s]" % host if ":" in host else host
+        return auth.OAuth(args.oauth_issuer,
+                          args.public_url or "http://%s:%d/mcp" % (shown, port)), None
+    if args.token:
+        return auth.StaticToken(args.token), None
+    if args.no_auth:
+        return auth.Open(), None
+    import secrets
+    made = secrets.token_urlsafe(24)
+    return auth.StaticToken(made), made
 
 
 async def run(args, specs, several, opened, http, sock, demo):
@@ -311,15 +369,25 @@ async def run(args, specs, several, opened, http, sock, demo):
         from tinymcp.host.bridge.http import serve_http
         host, number = http
         number = sock.getsockname()[1]
+        auth, made = http_auth(args, host, number)
         http_front = loop.create_task(serve_http(hosts, router.listing, sock, host, number,
-                                                 args.token, stopping))
+                                                 auth, stopping))
         fronts.append(http_front)
         shown = "[%s]" % host if ":" in host else host
         print("tinymcp-bridge: serving http://%s:%d/mcp" % (shown, number), file=sys.stderr,
               flush=True)
-        print("tinymcp-bridge: live dashboard at http://%s:%d/%s" % (
-            shown, number, " (open it as /?token=TOKEN)" if args.token else ""), file=sys.stderr,
-            flush=True)
+        if made is not None:   # as Jupyter does: the link that works, on the bridge's stderr
+            print("tinymcp-bridge: live dashboard at http://%s:%d/?token=%s\n"
+                  "tinymcp-bridge: hosts send \"Authorization: Bearer %s\" (a token made for "
+                  "this run; choose one with $%s, or --no-auth for none)"
+                  % (shown, number, made, made, TOKEN_ENV), file=sys.stderr, flush=True)
+        else:
+            print("tinymcp-bridge: live dashboard at http://%s:%d/%s" % (
+                shown, number, " (open it as /?token=TOKEN)" if args.token else ""),
+                file=sys.stderr, flush=True)
+        if args.oauth_issuer:
+            print("tinymcp-bridge: OAuth: tokens from %s for %s (metadata: %s)"
+                  % (auth.issuer, auth.resource, auth.metadata_url), file=sys.stderr, flush=True)
     if demo:
         from tinymcp.host.bridge.demo import run_demo, snippet
         config = []

@@ -1,6 +1,6 @@
-# The HTTP front's limits, around the SDK transport: who may ask (Host, Origin, token), how much
-# and how slowly (body size and time, strict JSON), and how many connections, for how long.
-import hmac
+# The HTTP front's limits, around the SDK transport: who may ask (Host, Origin, then a token or an
+# OAuth access token: tinymcp/host/bridge/auth.py), how much and how slowly (header and body size
+# and time, strict JSON), and how many connections, for how long.
 import ipaddress
 import json
 import logging
@@ -20,8 +20,10 @@ ANY_ADDRESS = ("0.0.0.0", "::")
 HEADER_SECONDS = 10      # a connection has this long for a request's headers (after the last)
 BODY_SECONDS = 10        # and then this long for its body
 MAX_CONNECTIONS = 128    # open connections; fewer when the process may open few files
+MAX_HEADERS = 16 << 10   # the bytes of one request's header lines (names and values)
 ACCEPT_LOG_SECONDS = 10  # "cannot accept" is logged at most once per this long
 MESSAGE = "tinymcp.message"   # the scope key the decoded JSON body travels under
+CLIENT = "tinymcp.client"     # the scope key of who asks (auth.Client), once the Guard knows
 
 
 def is_loopback(host):
@@ -42,6 +44,15 @@ def reject(status, message, code=-32600, headers=None, rid=None, data=None):
                     headers=headers)
 
 
+def _address(name):
+    # A host name as it compares: an IP address in its one canonical spelling, a name lowercased.
+    name = name.strip("[]").lower()
+    try:
+        return ipaddress.ip_address(name).compressed
+    except ValueError:
+        return name
+
+
 def _host_port(value, default_port):
     # "Name:port", "[::1]:port" or "name" -> (lowercased name, port), or None.
     value = value.strip().lower()
@@ -57,20 +68,22 @@ def _host_port(value, default_port):
 
 
 class Guard:
-    # ASGI middleware: checks Host, Origin and the token on every path, reads a POST body to
-    # /mcp (capped while it streams, timed) and decodes it strictly; the app gets the message
-    # in scope[MESSAGE] and the body again from receive(). Other paths take no POST (the
-    # dashboard answers 405 without reading one).
+    # ASGI middleware: checks the size of the headers, Host and Origin, then who asks (auth:
+    # auth.py's static token, OAuth or none; its Client lands in scope[CLIENT]) on every path,
+    # reads a POST body to /mcp (capped while it streams, timed) and decodes it strictly; the
+    # app gets the message in scope[MESSAGE] and the body again from receive(). Other paths take
+    # no POST (the dashboard answers 405 without reading one).
 
-    def __init__(self, app, host, port, token=None, public=None):
+    def __init__(self, app, host, port, auth, public=None):
         self.app = app
         self.port = port
-        self.token = token
+        self.auth = auth
         self.public = public  # fn(method, path) -> True where no token is needed (a page)
         self.any_host = host in ANY_ADDRESS
-        self.names = set(LOOPBACK_NAMES)
-        if not self.any_host and not is_loopback(host):
-            self.names.add(host.strip("[]").lower())
+        # The loopback names, and the bound address itself (127.0.0.2 is its own Host too).
+        self.names = {_address(name) for name in LOOPBACK_NAMES}
+        if not self.any_host:
+            self.names.add(_address(host))
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -78,7 +91,10 @@ class Guard:
             return
         headers = Headers(scope=scope)
         public = self.public is not None and self.public(scope["method"], scope["path"])
-        refusal = self._check(headers, public)
+        refusal = self._check(scope, headers)
+        if refusal is None:
+            client, refusal = await self.auth.authenticate(headers, scope, public)
+            scope[CLIENT] = client
         if refusal is None and scope["method"] == "POST" and scope["path"] == "/mcp":
             body, refusal = await self._body(headers, receive)
             if refusal is None:
@@ -97,23 +113,21 @@ class Guard:
             return
         await self.app(scope, receive, send)
 
-    def _check(self, headers, public=False):
-        # The DNS-rebinding defence (Host and Origin name this bridge, port included), then
-        # the token (not for a public page). Names compare without case; a missing port is the
-        # scheme's default.
+    def _check(self, scope, headers):
+        # The headers' size (uvicorn's h11 bounds only headers that arrive in pieces), then the
+        # DNS-rebinding defence (Host and Origin name this bridge, port included). Names compare
+        # without case, addresses in any spelling; a missing port is the scheme's default.
+        size = sum(len(name) + len(value) for name, value in scope.get("headers", ()))
+        if size > MAX_HEADERS:
+            return Response("Request Header Fields Too Large: at most %d bytes" % MAX_HEADERS,
+                            status_code=431, headers={"connection": "close"})
         host = _host_port(headers.get("host", ""), 80)
-        if not self.any_host and (host is None or host[0] not in self.names
+        if not self.any_host and (host is None or _address(host[0]) not in self.names
                                   or host[1] != self.port):
             return reject(421, "Misdirected Request: the Host header must name this bridge")
         origin = headers.get("origin")
         if origin is not None and not self._origin_ok(origin):
             return reject(403, "Forbidden: Origin %s may not use this bridge" % origin[:100])
-        if self.token is not None and not public:
-            scheme, _, given = headers.get("authorization", "").partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(
-                    given.strip().encode(), self.token.encode()):
-                return reject(401, "Unauthorized: a bearer token is required",
-                              headers={"WWW-Authenticate": "Bearer"})
         return None
 
     def _origin_ok(self, origin):
@@ -122,7 +136,8 @@ class Guard:
             port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
         except ValueError:
             return False
-        return (parts.scheme in ("http", "https") and parts.hostname in self.names
+        return (parts.scheme in ("http", "https") and parts.hostname is not None
+                and _address(parts.hostname) in self.names
                 and port == self.port and parts.path in ("", "/"))
 
     async def _body(self, headers, receive):

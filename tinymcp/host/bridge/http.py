@@ -22,14 +22,18 @@ from starlette.routing import Route
 
 from tinymcp.protocol import HEADER_MISMATCH, STATELESS, UNSUPPORTED_VERSION, VERSIONS
 
-from tinymcp.host.bridge.guard import MESSAGE, Connection, Guard, connection_cap, \
+from tinymcp.host.bridge.auth import ACT, READ
+from tinymcp.host.bridge.guard import CLIENT, MESSAGE, Connection, Guard, connection_cap, \
     quiet_accept_errors, reject
 from tinymcp.host.bridge.stateless import is_stateless
 
 log = logging.getLogger("tinymcp.bridge.http")
 
 IDLE_SECONDS = 30 * 60   # a session nobody used for this long is closed (its subscriptions too)
-MAX_SESSIONS = 64        # open sessions; a new one closes the one idle longest
+MAX_SESSIONS = 64        # open sessions; a new one closes the one idle longest (below)
+CLIENT_SESSIONS = 24     # open sessions of one client; its next closes its own idlest
+CLIENT_REQUESTS = 48     # requests of one client being served at once (streams too); more: 429
+LISTEN_SECONDS = 15 * 60   # a subscriptions/listen stream is ended cleanly after this long
 MAX_WAITING = 256        # notifications waiting for a host that does not read; more are dropped
 RETRY_MS = 1000          # how soon a client whose SSE stream closed should come back for the rest
 PING_SECONDS = 15.0      # an SSE comment this often keeps a silent 2026-07-28 stream open
@@ -121,15 +125,30 @@ class Outbox:
         return self.items.popleft()
 
 
-class HttpFront:
-    # ASGI app for /mcp, behind the Guard: checks the protocol version, then hands the request
-    # to that session's SDK transport; a session is created by an initialize.
+# Methods a token with tinymcp.read may call (a tools/call too, when its tool is read-only);
+# any other needs tinymcp.act. Notifications and responses need tinymcp.read.
+READ_METHODS = frozenset((
+    "initialize", "ping", "server/discover", "tools/list", "resources/list",
+    "resources/templates/list", "resources/read", "resources/subscribe", "resources/unsubscribe",
+    "prompts/list", "prompts/get", "completion/complete", "logging/setLevel",
+    "subscriptions/listen", "tasks/get", "tasks/list", "tasks/result", "tasks/cancel"))
 
-    def __init__(self, hosts):
+
+class HttpFront:
+    # ASGI app for /mcp, behind the Guard: checks the protocol version and the client's OAuth
+    # scope, then hands the request to that session's SDK transport; a session is created by an
+    # initialize. Who asks (scope[CLIENT], from the Guard) is the unit of the caps: sessions and
+    # requests in flight per client, so no client can crowd out another.
+
+    def __init__(self, hosts, auth=None):
         self.hosts = hosts
+        self.auth = auth     # auth.py's front (its challenge() for a 403), None: no scopes
         self.sessions = {}   # session id -> SDK transport
         self.used = {}       # session id -> when a request last came for it
         self.busy = collections.Counter()   # session id -> its requests being served
+        self.owner = {}      # session id -> the key of the client that opened it
+        self.leased = {}     # session id -> until when it holds a lease it asked for (lease_s)
+        self.serving = collections.Counter()   # client key -> its requests being served
         self.tg = None
 
     @contextlib.asynccontextmanager
@@ -151,7 +170,50 @@ class HttpFront:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return
+        client = scope.get(CLIENT)
+        key = client.key if client is not None else None
+        if self.serving[key] >= CLIENT_REQUESTS:
+            log.warning("%s has %d requests in flight: refusing another", key, CLIENT_REQUESTS)
+            await reject(429, "Too Many Requests: at most %d at once from one client"
+                         % CLIENT_REQUESTS, headers={"Retry-After": "1"})(scope, receive, send)
+            return
+        self.serving[key] += 1
+        try:
+            await self._serve(client, scope, receive, send)
+        finally:
+            self.serving[key] -= 1
+            if not self.serving[key]:
+                del self.serving[key]
+
+    def _needs(self, method, msg):
+        # The OAuth scope a request needs: READ for reading, ACT for what changes a board.
+        if method != "POST":
+            return READ   # the GET stream, DELETE
+        items = msg if type(msg) is list else [msg]
+        for item in items:
+            name = item.get("method") if type(item) is dict else None
+            if name is None or "id" not in item or name in READ_METHODS:
+                continue
+            params = item.get("params")
+            if name == "tools/call" and type(params) is dict and \
+                    self.hosts.router.read_only(params):
+                continue
+            return ACT
+        return READ
+
+    async def _serve(self, client, scope, receive, send):
         request = Request(scope, receive)
+        msg = scope.get(MESSAGE)
+        if client is not None and client.scopes is not None:
+            needed = self._needs(request.method, msg)
+            if needed not in client.scopes:
+                rid = msg.get("id") if type(msg) is dict else None
+                await reject(403, "Forbidden: this needs the OAuth scope %s" % needed,
+                             rid=rid if type(rid) in (int, str) else None,
+                             headers={"WWW-Authenticate": self.auth.challenge(
+                                 "insufficient_scope", "this needs the scope " + needed,
+                                 needed)})(scope, receive, send)
+                return
         version = request.headers.get("mcp-protocol-version")
         if version is not None and version not in VERSIONS and version != STATELESS:
             # 2026-07-28: 400 with an UnsupportedProtocolVersionError listing what is spoken.
@@ -162,7 +224,6 @@ class HttpFront:
                               scope, receive, send)
             return
         sid = request.headers.get("mcp-session-id")
-        msg = scope.get(MESSAGE)
         if sid is None and version == STATELESS:
             # 2026-07-28: one self-contained POST per request; no session, no GET stream.
             if request.method != "POST":
@@ -175,7 +236,11 @@ class HttpFront:
             if transport is None:
                 await reject(404, "Session not found")(scope, receive, send)
                 return
+            if self.owner.get(sid) != (client.key if client is not None else None):
+                await reject(404, "Session not found")(scope, receive, send)
+                return   # another client's session: as good as unknown to this one
             self.used[sid] = anyio.current_time()
+            self._note_lease(sid, msg)
             self.busy[sid] += 1
             try:
                 if type(msg) is list:   # the SDK's transport takes one message per POST
@@ -195,18 +260,47 @@ class HttpFront:
             return
         await self._open_session(request, msg, scope, receive, send)
 
+    def _note_lease(self, sid, msg):
+        # A tools/call with lease_s: the session holds an output until then (tinymcp/leases.py
+        # keeps the lease on the board; this is what the bridge knows of it, to spare it).
+        params = msg.get("params") if type(msg) is dict and msg.get("method") == "tools/call" \
+            else None
+        args = params.get("arguments") if type(params) is dict else None
+        lease = args.get("lease_s") if type(args) is dict else None
+        if type(lease) in (int, float) and 0 < lease < 1e6:
+            self.leased[sid] = max(self.leased.get(sid, 0), anyio.current_time() + lease)
+
     def _forget(self, sid):
         self.sessions.pop(sid, None)
         self.used.pop(sid, None)
+        self.owner.pop(sid, None)
+        self.leased.pop(sid, None)
 
-    async def _make_room(self):
-        # At MAX_SESSIONS the session idle longest is closed (a host coming back for it gets
-        # 404 and initializes again); one serving a request only when all are.
-        while len(self.sessions) >= MAX_SESSIONS:
-            sid = min(self.sessions, key=lambda s: (s in self.busy, self.used.get(s, 0)))
+    def _leasing(self, sid):
+        return self.leased.get(sid, 0) > anyio.current_time()
+
+    async def _make_room(self, key):
+        # Room for a session of client `key`. At CLIENT_SESSIONS of its own, its own idlest
+        # session is closed; at MAX_SESSIONS in all, its own idlest first, else the idlest of
+        # another client's that holds no lease (a host coming back for a closed session gets
+        # 404 and initializes again); one serving a request only when all are. -> False when
+        # every other session is leasing: the new one is refused.
+        while True:
+            own = [s for s in self.sessions if self.owner.get(s) == key]
+            if len(own) >= CLIENT_SESSIONS or (own and len(self.sessions) >= MAX_SESSIONS):
+                pool = own
+            elif len(self.sessions) >= MAX_SESSIONS:
+                pool = [s for s in self.sessions if not self._leasing(s)]
+                if not pool:
+                    return False
+            else:
+                return True
+            sid = min(pool, key=lambda s: (s in self.busy, self.used.get(s, 0)))
             transport = self.sessions.pop(sid)
-            log.info("%d sessions open: closing session %s, idle %.0f s", MAX_SESSIONS + 1,
-                     sid[:8], anyio.current_time() - self.used.pop(sid, 0))
+            log.info("%d sessions open: closing session %s, idle %.0f s (%d of this client's)",
+                     len(self.sessions) + 1, sid[:8],
+                     anyio.current_time() - self.used.get(sid, 0), len(own))
+            self._forget(sid)
             with anyio.CancelScope(shield=True):
                 await transport.terminate()
 
@@ -224,11 +318,19 @@ class HttpFront:
         if type(msg) is not dict or msg.get("method") != "initialize":
             await reject(400, "Bad Request: Missing session ID")(scope, receive, send)
             return
-        await self._make_room()
+        client = scope.get(CLIENT)
+        key = client.key if client is not None else None
+        if not await self._make_room(key):
+            log.warning("%d sessions open, every other one holding a lease: refusing a new one",
+                        len(self.sessions))
+            await reject(503, "Service Unavailable: every session holds a lease; try later",
+                         headers={"Retry-After": "10"})(scope, receive, send)
+            return
         transport = Transport(uuid.uuid4().hex, idle_timeout=IDLE_SECONDS,
                               event_store=RecentEvents(), retry_interval=RETRY_MS)
         sid = transport.mcp_session_id
         self.sessions[sid] = transport
+        self.owner[sid] = key
         self.used[sid] = anyio.current_time()
         await self.tg.start(self._run_session, transport)
         status = None
@@ -302,8 +404,18 @@ class HttpFront:
         session.receive(msg)
         gone = asyncio.ensure_future(_disconnected(receive))
         streaming = False
+        # A listen stream never ends by itself: it is ended, cleanly, after LISTEN_SECONDS (the
+        # client listens again), so none is held for ever.
+        until = loop_time() + LISTEN_SECONDS if msg["method"] == "subscriptions/listen" else None
         try:
             while True:
+                if until is not None and loop_time() >= until:
+                    if streaming:
+                        await send({"type": "http.response.body", "body": b"",
+                                    "more_body": False})
+                    else:
+                        await Response(status_code=204)(scope, receive, send)
+                    return
                 getter = asyncio.ensure_future(out.get())
                 done, _ = await asyncio.wait((getter, gone), timeout=PING_SECONDS,
                                              return_when=asyncio.FIRST_COMPLETED)
@@ -409,22 +521,31 @@ class HttpFront:
                     await transport.terminate()
 
 
+def loop_time():
+    return asyncio.get_running_loop().time()
+
+
 async def _disconnected(receive):
     # Returns when the client closes the connection (for 2026-07-28 that cancels the request).
     while (await receive()).get("type") != "http.disconnect":
         pass
 
 
-async def serve_http(hosts, boards, sock, host, port, token, stopping):
+async def serve_http(hosts, boards, sock, host, port, auth, stopping):
     # Serve on an already bound socket until `stopping` (an asyncio.Event) is set; boards() ->
-    # the boards the dashboard shows.
+    # the boards the dashboard shows; auth: auth.py's Open, StaticToken or OAuth.
     from tinymcp.host.bridge.dashboard import Dashboard
     loop = asyncio.get_running_loop()
     quiet_accept_errors(loop)
-    front = HttpFront(hosts)
+    front = HttpFront(hosts, auth)
     dashboard = Dashboard(boards, hosts.router.events.recent)
-    app = Guard(Starlette(routes=[Route("/mcp", front)] + dashboard.routes(),
-                          lifespan=front.lifespan), host, port, token, public=dashboard.public)
+    routes = [Route("/mcp", front)] + dashboard.routes()
+    public = dashboard.public
+    if getattr(auth, "oauth", False):   # RFC 9728 metadata, public; the page too
+        routes = auth.routes() + routes
+        public = lambda method, path: dashboard.public(method, path) or auth.public(method, path)  # noqa: E731
+    app = Guard(Starlette(routes=routes, lifespan=front.lifespan), host, port, auth,
+                public=public)
     Connection.cap = connection_cap()
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
                             timeout_graceful_shutdown=2, ws="none", http=Connection,
@@ -438,3 +559,5 @@ async def serve_http(hosts, boards, sock, host, port, token, stopping):
     await front.close_all()
     server.should_exit = True
     await serving
+    if getattr(auth, "oauth", False):
+        await auth.close()

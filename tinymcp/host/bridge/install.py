@@ -32,10 +32,13 @@ HOSTS = {
                         "new Claude Code sessions have it (claude mcp list shows it)"),
 }
 BOARD_TOKEN_ENV = "TINYMCP_BOARD_TOKEN"
+SECRETS = (BOARD_TOKEN_ENV, "TINYMCP_MQTT_PASSWORD")   # env values --print-config never shows
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 # Options of a bridge a host starts on stdio; the rest have no place in its config.
 NOT_INSTALLED = (("http", "--http"), ("token", "--token"), ("demo", "--demo"),
-                 ("demo_seconds", "--demo-seconds"), ("list_ports", "--list-ports"))
+                 ("demo_seconds", "--demo-seconds"), ("list_ports", "--list-ports"),
+                 ("no_auth", "--no-auth"), ("oauth_issuer", "--oauth-issuer"),
+                 ("public_url", "--public-url"))
 # Taken out of the arguments written: ours, and the token (written as env instead).
 TAKEN_OUT = ("--install", "--print-config", "--name", "--board-token")
 
@@ -257,8 +260,16 @@ def main(argv, platform=sys.platform, environ=os.environ, out=None, err=None):
     try:
         server = entry(host, bridge_command() + passed_on(argv, specs), env or None)
         if args.print_config:
-            print(json.dumps({HOSTS[host].key: {args.name: server}}, indent=2), file=out)
+            # A terminal is seen and copied (screens, logs, pastes): secrets as placeholders.
+            hidden = sorted(name for name in env if name in SECRETS)
+            shown = dict(server, env=dict(env, **{name: "<set %s>" % name for name in hidden})) \
+                if hidden else server
+            print(json.dumps({HOSTS[host].key: {args.name: shown}}, indent=2), file=out)
             print("tinymcp-bridge: this goes into %s" % path, file=err)
+            if hidden:
+                print("tinymcp-bridge: put the value of $%s where \"<set ...>\" stands "
+                      "(--install %s writes it, into a file readable by you only)"
+                      % (", $".join(hidden), host), file=err)
             return 0
         merge(path, host, args.name, server, out, err)
         if token:

@@ -289,6 +289,17 @@ class Router:
                              "ref/resource")
         return None, err(METHOD_NOT_FOUND, "Method not found: " + method)
 
+    def read_only(self, params):
+        # Whether a tools/call reaches a tool its board marks readOnlyHint (the HTTP front's
+        # OAuth scopes, http.py); an unknown tool is not.
+        if params.get("name") == WAIT_TOOL:
+            return True   # the bridge's own: it waits for what the boards noticed
+        if not self.several:
+            board, forward = (self.boards[0] if self.boards else None), params
+        else:
+            board, forward = self._target("tools/call", params)
+        return board is not None and board.catalog.read_only.get(forward.get("name")) is True
+
     def _by_name(self, kind, params, name, rename):
         what = "tool" if kind == "tools" else "prompt"
         if type(name) is not str:

@@ -40,6 +40,19 @@
     return tr;
   }
 
+  function each(list, draw) {
+    // draw(item) for every item of a list a board sent: one that cannot be drawn (null, a
+    // number where an object belongs) is left out, never the page.
+    if (!Array.isArray(list)) return;
+    for (const item of list) {
+      try {
+        draw(item);
+      } catch (e) {
+        console.warn("left out a value the page cannot show:", e.message);
+      }
+    }
+  }
+
   function unit(code) {
     return Object.prototype.hasOwnProperty.call(UNITS, code) ? UNITS[code] : code || "";
   }
@@ -93,8 +106,9 @@
     hint.hidden = data.charts;
     hint.textContent = data.charts ? "" : data.charts_hint;
     const keys = new Set();
-    data.boards.forEach(function (board, i) {
-      const key = board.label || String(i);
+    each(data.boards.map(function (board, i) { return [board, i]; }), function (pair) {
+      const board = pair[0];
+      const key = (board && board.label) || String(pair[1]);
       keys.add(key);
       drawBoard(key, board, data);
     });
@@ -112,7 +126,7 @@
     // What wait_for_event hands the hosts, newest first.
     const table = document.getElementById("event-list");
     table.replaceChildren(row(["when", "board", "kind", "what"], true));
-    for (const e of events) {
+    each(events, function (e) {
       let what = e.uri || "";
       if (e.kind === "alert") {
         what = e.quantity + " " + num(e.value) + " " + unit(e.unit)
@@ -120,7 +134,7 @@
       }
       const when = new Date(e.at * 1000).toLocaleTimeString();
       table.append(row([when, e.board || "", e.kind, what]));
-    }
+    });
     if (!events.length) table.append(row(["none yet (alerts, list changes, boards coming "
                                            + "and going)", "", "", ""]));
   }
@@ -174,33 +188,37 @@
     parts.error.hidden = !board.error;
 
     parts.readings.replaceChildren(row(["reading", "value", "age"], true));
-    for (const r of board.readings) {
+    each(board.readings, function (r) {
       const values = Object.keys(r.units).filter(function (k) { return k in r; })
         .map(function (k) {
           return k + " " + num(r[k]) + (unit(r.units[k]) ? " " + unit(r.units[k]) : "");
         });
       const age = (r.age_ms || 0) / 1000 + Math.max(0, data.now - r.read_at);
       parts.readings.append(row([r.title || r.uri, values.join(", "), seconds(age)]));
-    }
+    });
 
-    const alerts = board.alerts ? board.alerts.alerts : [];
+    const alerts = board.alerts && Array.isArray(board.alerts.alerts) ? board.alerts.alerts : [];
     parts.alerts.replaceChildren(row(["quantity", "when", "state", "crossings"], true));
-    for (const a of alerts) {
+    each(alerts, function (a) {
       const level = "above" in a ? "above " + num(a.above) : "below " + num(a.below);
       const when = level + " " + unit(a.unit)
         + (a.hysteresis ? ", hysteresis " + num(a.hysteresis) : "");
       parts.alerts.append(row([a.quantity, when, a.state, a.crossings]));
-    }
+    });
     if (!alerts.length) parts.alerts.append(row(["none set (tool set_alert)", "", "", ""]));
 
     parts.tools.replaceChildren(row(["tool", "title", "kind"], true));
-    for (const t of board.tools) {
+    each(board.tools, function (t) {
       parts.tools.append(row([t.name, t.title || "",
                               t.read_only ? "read-only" : "changes the board"]));
-    }
+    });
 
-    for (const h of board.histories) drawHistory(key, parts.plots, h, data.charts);
-    forgetPlots(key, new Set(board.histories.map(function (h) { return key + " " + h.uri; })));
+    const drawn = new Set();
+    each(board.histories, function (h) {
+      drawHistory(key, parts.plots, h, data.charts);
+      drawn.add(key + " " + h.uri);
+    });
+    forgetPlots(key, drawn);
   }
 
   function drawHistory(key, box, h, charts) {
@@ -214,14 +232,17 @@
     }
     // Board times are ms since its sampler started: placed on the bridge's clock by the time
     // the bridge read them (now_ms on the board was read_at on the bridge).
-    const xs = h.samples.map(function (s) { return h.read_at - (h.now_ms - s[0]) / 1000; });
-    const ys = h.samples.map(function (s) { return s[1]; });
-    entry.figure.dataset.samples = String(h.samples.length);
+    const samples = h.samples.filter(function (s) {
+      return Array.isArray(s) && typeof s[0] === "number" && typeof s[1] === "number";
+    });
+    const xs = samples.map(function (s) { return h.read_at - (h.now_ms - s[0]) / 1000; });
+    const ys = samples.map(function (s) { return s[1]; });
+    entry.figure.dataset.samples = String(samples.length);
     const label = h.quantity + (unit(h.unit) ? " (" + unit(h.unit) + ")" : "");
     if (!charts || typeof window.uPlot !== "function") {
       const span = xs.length > 1 ? xs[xs.length - 1] - xs[0] : 0;
-      entry.figure.textContent = label + ": " + h.samples.length
-        + (h.samples.length === 1 ? " sample" : " samples") + " over "
+      entry.figure.textContent = label + ": " + samples.length
+        + (samples.length === 1 ? " sample" : " samples") + " over "
         + seconds(span) + (ys.length ? ", latest " + num(ys[ys.length - 1]) : "");
       return;
     }
