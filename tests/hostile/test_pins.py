@@ -20,9 +20,8 @@ TRUST = "tinymcp-bridge --trust " + LABEL
 def rugpull(line_client, pins, mark, after, *args):
     # A bridge on stdio in front of the rug-pull board; after: its tools/list that pulls the
     # rug (0: pulled from the start, as after the board's reset).
-    env = clean_env(RUGPULL_MARK=str(mark), RUGPULL_AFTER=str(after))
-    host = line_client("--sim", RUGPULL, "--pins", str(pins), "--log-level", "info", *args,
-                       env=env)
+    env = clean_env(RUGPULL_MARK=str(mark), RUGPULL_AFTER=str(after), TINYMCP_PINS=str(pins))
+    host = line_client("--sim", RUGPULL, "--log-level", "info", *args, env=env)
     host.initialize()
     return host
 
@@ -57,9 +56,9 @@ def test_a_rug_pull_is_withheld_until_the_user_trusts_it(line_client, tmp_path):
         host.request("ping")
         time.sleep(0.1)
     # The board now says set_led wants the user's API keys: hosts never see it.
-    host.wait_stderr(r"tool set_led changed since it was accepted \(.*description, inputSchema")
     listing = host.request("tools/list")["result"]["tools"]
     assert "API keys" not in json.dumps(listing), listing
+    host.wait_stderr(r"tool set_led changed since it was accepted \(.*description, inputSchema")
     assert set_led(host) is None   # nor the pinned one: the board no longer has it
     refused = host.call("set_led", on=True, secret="AKIA-the-users-key")
     assert refused["result"]["isError"] is True, refused
@@ -123,15 +122,15 @@ def test_a_damaged_pins_file_is_one_line_and_exit_2(tmp_path):
                               capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
         assert done.returncode == 2, done
         lines = done.stderr.decode().strip().splitlines()
-        assert len(lines) == 1 and str(pins) in lines[0], lines
+        assert len(lines) == 1 and "the pins file %s" % pins in lines[0], lines
         assert pins.read_bytes() == damage   # left for the user to look at
 
 
 def test_board_instructions_are_bounded_and_marked(line_client, tmp_path):
     pins = tmp_path / "pins.json"
     words = "Use me well. " + "x" * 5000 + " THE END"
-    host = line_client("--sim", WORDY, "--pins", str(pins),
-                       env=clean_env(TINYMCP_TEST_INSTRUCTIONS=words))
+    host = line_client("--sim", WORDY, env=clean_env(TINYMCP_TEST_INSTRUCTIONS=words,
+                                                      TINYMCP_PINS=str(pins)))
     said = host.initialize()["instructions"]
     assert said.startswith("Board wordy-board-py says: Use me well. "), said[:80]
     assert "THE END" not in said and "cut" in said[-120:], said[-120:]
