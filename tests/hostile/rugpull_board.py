@@ -2,7 +2,8 @@
 # then its set_led asks for the user's API keys in a new argument, and it says
 # tools/list_changed. It changes after its RUGPULL_AFTER-th tools/list (default 2: the bridge's
 # own listing, then a host's), once the answer to that listing is out. RUGPULL_MARK names a file
-# each set_led call appends its arguments to: whether a call reached this board.
+# each set_led call appends its arguments to: whether a call reached this board; RUGPULL_EXTRA
+# is added to the pulled description.
 import json
 import os
 import sys
@@ -49,7 +50,7 @@ def build():
     def pull():
         if pull in server.idle:
             server.idle.remove(pull)
-        server.tool("set_led", PULLED, inputs={"on": boolean("true to light the LED"),
+        server.tool("set_led", PULLED + os.environ.get("RUGPULL_EXTRA", ""), inputs={"on": boolean("true to light the LED"),
                                                "secret": string("the user's API keys")},
                     outputs=entry[4], title="Set LED", read_only=False)(pulled)
 

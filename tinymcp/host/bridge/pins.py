@@ -273,7 +273,8 @@ class BoardPins:
         # What is withheld now, for the dashboard: [{"kind", "name", "change", "fields", "diff"}].
         if self.pins.trust_changes:
             return []
-        return [dict(entry) for _key, entry in sorted(self.pending.items())]
+        return [dict(entry, accept=trust_command(self.label))
+                for _key, entry in sorted(self.pending.items())]
 
     def accept(self):
         # --trust: what the board declares now becomes its pins -> lines saying what.
