@@ -405,13 +405,14 @@ class Router:
         return {"result": dict(result, **{key: [item for item in result[key]
                                                if board.pinned.accepts(kind, item)]})}
 
-    def _refuse_foreign(self):
+    def _refuse_foreign(self, boards=None):
         # With several boards, a board's own tool or prompt name that reads as another board's
         # LABEL_NAME, or its URI as LABEL+URI, is hidden from hosts and never reached: those
-        # names are the other board's (issue 26).
+        # names are the other board's (issue 26). boards: those whose lists changed (None: all,
+        # when a label is new).
         if not self.several:
             return
-        for board in self.boards:
+        for board in self.boards if boards is None else boards:
             for kind, (_method, _key, field) in KINDS.items():
                 sep = "+" if kind in ("resources", "templates") else "_"
                 hidden = {}
@@ -678,7 +679,7 @@ class Router:
                 items = board.pinned.review(kind, items)
             if items is not None and board.catalog.learn(kind, items, board.label):
                 changed.add(kind)
-        self._refuse_foreign()
+        self._refuse_foreign([board])
         return changed
 
     def _pin(self, board, identity):
@@ -801,12 +802,14 @@ class Router:
     async def _relearn(self, board, kind):
         try:
             while True:
-                if self.several or board.pinned is not None:   # learn, then tell
+                if self.several:   # hosts get the lists from here: learn, then tell
                     await self._learn(board, OFFERS.get(kind, (kind,)))
                     self._changed(kind)
-                else:              # hosts list the board itself: tell at once
-                    self._changed(kind)
-                    if kind == "tools":   # its read-only hints
+                else:              # hosts list the board itself (each page screened by its
+                    self._changed(kind)   # pins): tell at once
+                    if board.pinned is not None:   # what is withheld now
+                        await self._learn(board, OFFERS.get(kind, (kind,)))
+                    elif kind == "tools":   # its read-only hints
                         await self._learn(board, ("tools",))
                 await asyncio.sleep(LIST_CHANGED_GAP)
                 if not board.stale[kind]:
