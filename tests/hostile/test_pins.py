@@ -8,6 +8,7 @@ import subprocess
 import time
 
 from tests.bridge.conftest import BRIDGE, REPO, clean_env
+from tests.bridge.test_network_boards import TOKEN, network_board  # noqa: F401
 from tests.hostile.rugpull_board import PULLED
 from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
 
@@ -155,3 +156,16 @@ def test_several_boards_instructions_are_each_marked(line_client, tmp_path):
         time.sleep(0.3)
     assert "Board a says: yyy" in said and "Board b says: A simulated board" in said, said
     assert "y" * 2100 not in said, len(said)
+
+
+def test_the_pins_file_names_where_a_board_is_and_holds_no_secret(network_board, tmp_path):  # noqa: F811
+    board = network_board()
+    pins = tmp_path / "state" / "pins.json"   # its folder is made
+    done = trust(pins, "net", "--port", "net=" + board.url,
+                 env=clean_env(TINYMCP_BOARD_TOKEN=TOKEN))
+    assert done.returncode == 0, done
+    written = pins.read_text()
+    assert TOKEN not in written and board.url in written, written
+    record = json.loads(written)["boards"]["net " + board.url]
+    assert [t["name"] for t in record["tools"]][:3] == ["read_temperature", "read_adc", "set_led"]
+    assert [p.name for p in pins.parent.iterdir()] == ["pins.json"]   # no temporary left
