@@ -8,9 +8,9 @@ import itertools
 import logging
 
 from tinymcp.context import CLIENT_NEEDS as NEEDS
-from tinymcp.templates import match as template_match, parse as template_parse
 from tinymcp.protocol import (INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND, OWNER_ENDED, OWNER_META,
                               RESOURCE_NOT_FOUND)
+from tinymcp.templates import match as template_match, parse as template_parse
 
 from tinymcp.host.bridge import compact as compact_surface
 from tinymcp.host.bridge.catalog import (KINDS, LISTS, OFFERS, Catalog, labelled_uri, outward,
