@@ -127,7 +127,8 @@ def test_logging_levels_filter_board_messages(line_client):
 
 
 def test_list_changed_from_the_board_reaches_the_host(line_client):
-    client = line_client("--sim", TESTBOARD)
+    # A tool added at run time is served when the user accepts changes (pins, issue 26).
+    client = line_client("--sim", TESTBOARD, "--trust-changes")
     client.initialize()
     assert "extra" not in str(client.request("tools/list"))
     assert "result" in client.call("grow")

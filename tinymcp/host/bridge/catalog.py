@@ -60,6 +60,8 @@ class Catalog:
     def __init__(self):
         self.items = dict.fromkeys(KINDS)   # kind -> the board's items (None: not learned)
         self.names = {"tools": {}, "prompts": {}}   # kind -> {host's name: board's name}
+        self.hidden = {kind: {} for kind in KINDS}   # kind -> {board's name or URI: why}: an
+                                            # entry that reads as another board's (router.py)
         self.read_only = {}                 # board tool name -> readOnlyHint
         self.task_support = {}              # board tool name -> execution.taskSupport, if any
 
@@ -91,15 +93,19 @@ class Catalog:
                         taken[shown] = item["name"]
         return changed
 
+    def visible(self, kind):
+        # The board's items of one kind that hosts may see (none that is hidden).
+        field = KINDS[kind][2]
+        return [item for item in self.items[kind] or ()
+                if type(item.get(field)) is str and item[field] not in self.hidden[kind]]
+
     def listing(self, kind, label):
         # The board's items of one kind as hosts see them.
         field = KINDS[kind][2]
         mapped = {board: host for host, board in self.names.get(kind, {}).items()}
         shown = []
-        for item in self.items[kind] or ():
-            value = item.get(field)
-            if type(value) is not str:
-                continue
+        for item in self.visible(kind):
+            value = item[field]
             if kind in ("tools", "prompts"):
                 value = mapped.get(value) or labelled_name(label, value)
             else:

@@ -95,6 +95,16 @@ def build_parser():
     p.add_argument("--name",
                    help="with --install: the server's name in the host's config (default "
                         "tinymcp); an entry of that name is replaced")
+    p.add_argument("--trust", metavar="LABEL|all",
+                   help="accept what the board LABEL (or every board) declares now: connect "
+                        "with the board options given, write its tools, prompts, resources and "
+                        "instructions into the pins file, print them and exit")
+    p.add_argument("--trust-changes", action="store_true",
+                   help="serve what boards changed since they were accepted, for this run "
+                        "(the pins file is left as it is)")
+    p.add_argument("--pins", metavar="FILE",
+                   help="the pins file: what each board declared as the user accepted it "
+                        "(default: pins.json in the user's state directory, or $TINYMCP_PINS)")
     return p
 
 
@@ -205,6 +215,9 @@ def main(argv=None):
     if args.list_ports:
         return list_ports(sys.stdout)
     specs, several = checked(parser, args)
+    pins = load_pins(parser, args)
+    if pins is None:
+        return 2
     args.token = _secret(args.token, "--token", TOKEN_ENV)
     if args.token and (args.no_auth or args.oauth_issuer):
         parser.error("$%s is set: it goes with neither --no-auth nor --oauth-issuer" % TOKEN_ENV)
@@ -239,16 +252,41 @@ def main(argv=None):
         if sock is not None:
             sock.close()
         return 2
-    demo = args.demo or (sys.stdin is not None and sys.stdin.isatty() and not args.http)
+    demo = not args.trust and (args.demo or (sys.stdin is not None and sys.stdin.isatty()
+                                             and not args.http))
+    status = 0
     try:
-        asyncio.run(run(args, specs, several, opened, http, sock, demo))
+        status = asyncio.run(run(args, specs, several, opened, http, sock, demo, pins)) or 0
     except KeyboardInterrupt:
         pass
     finally:
         for _spec, _device, _port, sim in opened:
             if sim is not None:
                 sim.close()
-    return 0
+    return status
+
+
+def load_pins(parser, args):
+    # -> the pins (pins.Pins), or None after one line saying why the file cannot be used.
+    from tinymcp.host.bridge.pins import Pins, PinsError, default_path
+    if args.trust and (args.http or args.demo or args.trust_changes):
+        parser.error("--trust connects, accepts and exits: without --http, --demo or "
+                     "--trust-changes")
+    if args.trust and args.trust != "all" and not LABEL.match(args.trust):
+        parser.error("--trust takes a board label (a-z, 0-9 and -) or all, not %r" % args.trust)
+    try:
+        return Pins(args.pins or default_path(), trust_changes=args.trust_changes)
+    except PinsError as e:
+        print("tinymcp-bridge: %s" % e, file=sys.stderr)
+        return None
+
+
+def pin_origin(spec, device, sim):
+    # -> (what identifies a board of the command line besides its label, the name its pins go
+    # by when it has no label).
+    if sim is not None:
+        return str(sim.main), spec.label or slug(os.path.basename(spec.target.rstrip("/")), "sim")
+    return device, spec.label or slug(os.path.basename(device), "board")
 
 
 def checked(parser, args):
@@ -317,7 +355,7 @@ def http_auth(args, host, port):
     return auth.StaticToken(made), made
 
 
-async def run(args, specs, several, opened, http, sock, demo):
+async def run(args, specs, several, opened, http, sock, demo, pins=None):
     from tinymcp.host.bridge.board import BoardSession
     from tinymcp.host.bridge.hosts import Hosts
     from tinymcp.host.bridge.router import Router
@@ -336,11 +374,14 @@ async def run(args, specs, several, opened, http, sock, demo):
                                                    args.board_token),
                                  args.timeout, link_mode=args.link, restart=not args.no_restart)
 
-    hosts = Hosts(functools.partial(Router, several, compact=args.compact), args.timeout)
+    hosts = Hosts(functools.partial(Router, several, compact=args.compact, pins=pins),
+                  args.timeout)
     router = hosts.router
     sims = []
     for spec, device, port, sim in opened:
-        board = router.add(spec.label, session_for(device, port))
+        origin, pin_label = pin_origin(spec, device, sim)
+        board = router.add(spec.label, session_for(device, port), origin=origin,
+                           pin_label=pin_label)
         if sim is not None:
             board.run(sim.run(board.session))
             sims.append(sim)
@@ -388,7 +429,13 @@ async def run(args, specs, several, opened, http, sock, demo):
         if args.oauth_issuer:
             print("tinymcp-bridge: OAuth: tokens from %s for %s (metadata: %s)"
                   % (auth.issuer, auth.resource, auth.metadata_url), file=sys.stderr, flush=True)
-    if demo:
+    trusting = None
+    if args.trust:   # no host is served: the boards are connected, accepted, and that is all
+        from tinymcp.host.bridge.pins import accept
+        trusting = loop.create_task(accept(router, pins, args.trust, args.timeout,
+                                           bool(tasks), sys.stdout))
+        fronts.append(trusting)
+    elif demo:
         from tinymcp.host.bridge.demo import run_demo, snippet
         config = []
         for spec, device, _port, sim in opened:
@@ -429,3 +476,6 @@ async def run(args, specs, several, opened, http, sock, demo):
         await asyncio.gather(*(sim.wait_stopped() for sim in sims))
         await router.close()
         await asyncio.gather(*tasks, stop, return_exceptions=True)
+    if trusting is not None:
+        done = trusting.done() and not trusting.cancelled() and trusting.exception() is None
+        return trusting.result() if done else 2

@@ -59,9 +59,8 @@ def surface(boards):
     # as without --compact), so one odd board splits nothing off the others.
     by_name = {}
     for label, catalog in boards:
-        for tool in catalog.items["tools"] or ():
-            if type(tool.get("name")) is str:
-                by_name.setdefault(tool["name"], []).append((label, tool))
+        for tool in catalog.visible("tools"):
+            by_name.setdefault(tool["name"], []).append((label, tool))
     entries, apart = {}, []
     for name, having in by_name.items():
         kinds = []   # [[(label, tool), ...] of one signature], in the order first seen

@@ -84,6 +84,12 @@ def _kind(value):
     return None
 
 
+def _pending(board):
+    # What the bridge withholds from hosts of this board (router.Board.pending: its pins).
+    pending = getattr(board, "pending", None)
+    return pending() if pending is not None else []
+
+
 class Watch:
     # What the dashboard knows of one board, kept up to date by one task while a page looks.
     max_resources = 32   # JSON resources read from one board; more are left out
@@ -309,7 +315,8 @@ class Dashboard:
                     pass
         return {"now": time.time(), "charts": self.charts is not None,
                 "charts_hint": None if self.charts is not None else CHARTS_HINT,
-                "boards": [watch.snapshot() for watch in watches],
+                "boards": [dict(watch.snapshot(), pending=_pending(board))
+                           for watch, board in zip(watches, boards)],
                 "events": self.events() if self.events is not None else []}
 
     def _watching(self):

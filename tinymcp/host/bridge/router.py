@@ -10,12 +10,14 @@ import logging
 from tinymcp.context import CLIENT_NEEDS as NEEDS
 from tinymcp.protocol import (INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND, OWNER_ENDED, OWNER_META,
                               RESOURCE_NOT_FOUND)
+from tinymcp.templates import match as template_match, parse as template_parse
 
 from tinymcp.host.bridge import compact as compact_surface
 from tinymcp.host.bridge.catalog import (KINDS, LISTS, OFFERS, Catalog, labelled_uri, outward,
                                          slug, split_name, split_uri)
 from tinymcp.host.bridge.events import TOOL as WAIT_TOOL, BridgeEvents
 from tinymcp.host.bridge.host import err, log_failure
+from tinymcp.host.bridge.pins import trust_command
 
 log = logging.getLogger("tinymcp.bridge.router")
 
@@ -39,6 +41,8 @@ TASK_METHODS = frozenset(("tasks/get", "tasks/result", "tasks/list", "tasks/canc
 TASK_WAIT = 3600.0        # seconds a tasks/result may wait for its task to end on the board
 LONG_CALL = 660.0         # seconds a plain call of a tool that can run as a task may take
 TERMINAL = ("completed", "failed", "cancelled")
+MAX_INSTRUCTIONS = 2048   # bytes of a board's instructions that reach hosts
+CUT = " [...the bridge cut the rest: a board's instructions reach hosts up to 2 KiB]"
 
 
 def background(coro):
@@ -57,6 +61,19 @@ class Board:
         self.asks = {}            # the board's request id -> the host call it was put to
         self.stale = {}           # list kind -> True when it changed again while being learned
         self.tasks = []
+        self.origin = None        # what identifies it besides its label (pins.py), if known
+        self.pin_label = None     # the name its pins go by when it has no label (a lone board)
+        self.pinned = None        # its pins (pins.BoardPins), from its first initialize
+        self.instructions = None  # its instructions as hosts get them (bounded, marked)
+
+    @property
+    def name(self):
+        # The board as the bridge names it to the user and to hosts.
+        return self.label or self.pin_label or "board"
+
+    def pending(self):
+        # What the pins withhold from hosts now (the dashboard's list).
+        return self.pinned.changes() if self.pinned is not None else []
 
     def run(self, coro):
         # A task that lives as long as this board is served (its link, its simulated process).
@@ -72,8 +89,9 @@ class Router:
     # on_list_changed(method), on_updated(uri, params) and on_log(msg) tell the hosts what no
     # single host call owns.
 
-    def __init__(self, several, on_list_changed, on_updated, on_log, compact=False):
+    def __init__(self, several, on_list_changed, on_updated, on_log, compact=False, pins=None):
         self.several = several
+        self.pins = pins          # pins.Pins: what each board declared, as the user accepted it
         self.compact = several and compact
         self.on_list_changed = on_list_changed
         self.on_updated = on_updated
@@ -89,13 +107,20 @@ class Router:
         self.events = BridgeEvents(several)   # what every board noticed: wait_for_event
         self.task_owners = {}     # task id -> [board, host session, bridge progress token]
         self.owners = set()       # hosts named as the owner of a tools/call (their leases)
+        self.labels_seen = set()  # every label a board had in this run (names that read as
+                                  # LABEL_TOOL or LABEL+URI of one are its, never another's)
         self._tokens = itertools.count(1)
 
     # -- the boards -------------------------------------------------------------------------
 
-    def add(self, label, make_session):
-        # A board served from now on; make_session(**callbacks) -> its BoardSession.
+    def add(self, label, make_session, origin=None, pin_label=None):
+        # A board served from now on; make_session(**callbacks) -> its BoardSession. origin:
+        # what identifies it besides its label (its sim path, its port), else the link's.
         board = Board(label)
+        board.origin, board.pin_label = origin, pin_label
+        if label is not None:
+            self.labels_seen.add(label)
+            self._refuse_foreign()
         board.session = make_session(
             on_notification=functools.partial(self._notification, board),
             on_request=functools.partial(self._board_request, board),
@@ -155,9 +180,13 @@ class Router:
         # The server hosts see -> an initialize result: a lone board's own, or the boards'
         # together. Waits for boards that are starting (not for those that are unplugged).
         if not self.several:
-            session = self.boards[0].session
-            await session.wait_ready(wait)
-            return session.init_result or {}
+            board = self.boards[0]
+            await board.session.wait_ready(wait)
+            init = dict(board.session.init_result or {})
+            init.pop("instructions", None)
+            if init and board.instructions:
+                init["instructions"] = board.instructions
+            return init
         await self._settle(wait)
         caps = dict(SEVERAL_CAPABILITIES)
         lines = []
@@ -174,8 +203,8 @@ class Router:
             server = init.get("serverInfo") or {}
             line = "- %s: %s %s" % (board.label, server.get("title") or server.get("name"),
                                     server.get("version") or "")
-            if init.get("instructions"):
-                line += ". " + init["instructions"]
+            if board.instructions:
+                line += ". " + board.instructions
             lines.append(line)
         instructions = (
             "This bridge serves several boards. A %s name starts with its board's label and an "
@@ -217,7 +246,13 @@ class Router:
         if method in TASK_METHODS:
             return await self._task_request(method, params, call)
         if not self.several:
-            reply = await self._forward(self.boards[0], method, params, call)
+            board = self.boards[0]
+            refused = self._withheld(board, method, params)
+            if refused is not None:
+                return refused
+            reply = await self._forward(board, method, params, call)
+            if method in LISTS and board.pinned is not None:
+                reply = self._screened(board, LISTS[method], reply)
             return self.events.listed(method, params, reply)
         if method in LISTS:
             if not any(b.listed for b in self.boards):   # a 2026-07-28 host has no initialize
@@ -226,6 +261,9 @@ class Router:
         board, params = self._target(method, params)
         if board is None:
             return params   # the error
+        refused = self._withheld(board, method, params)
+        if refused is not None:
+            return refused
         reply = await self._forward(board, method, params, call)
         if "result" in reply:
             reply = {"result": outward(board.label, method, reply["result"])}
@@ -253,9 +291,17 @@ class Router:
         name = params.get("name")
         entries = self._surface()
         entry = entries.get(name)
+        label = split_name(name)[0] if type(name) is str else None
+        if entry is not None and label in self.labels_seen and set(entry.targets) != {label}:
+            entry = None   # LABEL_TOOL is the board LABEL's tool, whatever another board lists
         if entry is None:
-            if type(name) is not str or self._labelled(split_name(name)[0]) is not None:
+            if type(name) is not str or label in self.labels_seen:
                 return None
+            for board in self.boards:
+                why = board.pinned.withheld("tools", name) if board.pinned is not None else None
+                if why is not None and board.listed:
+                    return None, {"result": {"content": [{"type": "text", "text": why}],
+                                             "isError": True}}
             return None, err(INVALID_PARAMS, "Unknown tool: %s (the tools: %s)"
                              % (name, ", ".join(entries) or "none while no board is ready"))
         arguments = params.get("arguments")
@@ -326,6 +372,74 @@ class Router:
                              "starts with its board's label and a plus: %s)"
                              % (uri, self._labels()))
         return board, rename(own)
+
+    # -- what hosts may not use: entries withheld by the pins, or reading as another board's --
+
+    def _withheld(self, board, method, params):
+        # -> the reply to a host's use of an entry it may not use now, else None. params: in
+        # the board's own names. Nothing of such a request reaches the board.
+        kind, name = _entry(method, params)
+        if kind is None or type(name) is not str:
+            return None
+        why = board.catalog.hidden[kind].get(name)
+        if why is None and board.pinned is not None:
+            why = board.pinned.withheld(kind, name)
+        if why is None and kind == "resources":
+            why = self._from_template(board, name)
+        if why is None:
+            return None
+        if method == "tools/call":
+            return {"result": {"content": [{"type": "text", "text": why}], "isError": True}}
+        return err(RESOURCE_NOT_FOUND if kind == "resources" else INVALID_PARAMS, why)
+
+    def _from_template(self, board, uri):
+        # A resource no visible entry offers, read through a template hosts may not use -> why.
+        catalog = board.catalog
+        if any(r["uri"] == uri for r in catalog.visible("resources")) or any(
+                _matches(t["uriTemplate"], uri) for t in catalog.visible("templates")):
+            return None
+        barred = dict(catalog.hidden["templates"])
+        if board.pinned is not None:
+            for template in {name for kind, name in board.pinned.pending if kind == "templates"}:
+                barred.setdefault(template, board.pinned.withheld("templates", template))
+        for template, why in barred.items():
+            if why is not None and _matches(template, uri):
+                return why
+        return None
+
+    def _screened(self, board, kind, reply):
+        # A page of a lone board's list, less what its pins withhold.
+        result = reply.get("result")
+        key = KINDS[kind][1]
+        if type(result) is not dict or type(result.get(key)) is not list:
+            return reply
+        return {"result": dict(result, **{key: [item for item in result[key]
+                                               if board.pinned.accepts(kind, item)]})}
+
+    def _refuse_foreign(self, boards=None):
+        # With several boards, a board's own tool or prompt name that reads as another board's
+        # LABEL_NAME, or its URI as LABEL+URI, is hidden from hosts and never reached: those
+        # names are the other board's (issue 26). boards: those whose lists changed (None: all,
+        # when a label is new).
+        if not self.several:
+            return
+        for board in self.boards if boards is None else boards:
+            for kind, (_method, _key, field) in KINDS.items():
+                sep = "+" if kind in ("resources", "templates") else "_"
+                hidden = {}
+                for item in board.catalog.items[kind] or ():
+                    own = item.get(field)
+                    label, mark, rest = own.partition(sep) if type(own) is str else ("", "", "")
+                    label = label.lower()
+                    if mark and rest and label != board.label and label in self.labels_seen:
+                        hidden[own] = ("The bridge refuses %s %s of board %s: it reads as board "
+                                       "%s's, and %s%s... names are board %s's only."
+                                       % (kind[:-1], own, board.name, label, label, sep, label))
+                for own in set(hidden) - set(board.catalog.hidden[kind]):
+                    log.warning("board %s lists %s %r, which reads as board %s's: refused "
+                                "(not listed, never reached)", board.name, kind[:-1], own,
+                                own.partition(sep)[0])
+                board.catalog.hidden[kind] = hidden
 
     def _labels(self):
         return ", ".join("%s+..., %s_..." % (b.label, b.label) for b in self.boards
@@ -457,6 +571,9 @@ class Router:
         board, own = self._resource(uri)
         if board is None:
             return own   # the error
+        refused = self._withheld(board, "resources/subscribe", {"uri": own})
+        if refused is not None:
+            return refused
         reply = await board.session.call("resources/subscribe", {"uri": own}, retry=True)
         if "result" in reply:
             self.subs.setdefault(board.label, set()).add(own)
@@ -514,6 +631,10 @@ class Router:
                 board.listed = False
                 self._changed_all()
             board.label, board.identity = self._name_for(board, identity), identity
+        if board.label is not None and board.label not in self.labels_seen:
+            self.labels_seen.add(board.label)
+            self._refuse_foreign()
+        self._pin(board, identity)
         if self.level is not None:
             await session.call("logging/setLevel", {"level": self.level}, internal=True)
         for uri in list(self.subs.get(board.label, ())):
@@ -521,10 +642,15 @@ class Router:
             if "error" in reply:
                 log.warning("could not re-subscribe %s: %s", uri, reply["error"])
         caps = (session.init_result or {}).get("capabilities", {})
-        kinds = [kind for cap, kinds in OFFERS.items() if cap in caps for kind in kinds]
-        if not self.several:
+        offered = [kind for cap, kinds in OFFERS.items() if cap in caps for kind in kinds]
+        kinds = offered
+        if not self.several and board.pinned is None:
             kinds = [kind for kind in kinds if kind == "tools"]   # for the read-only hints
         changed = await self._learn(board, kinds)
+        if board.pinned is not None:   # what it does not offer is pinned as nothing
+            for kind in KINDS:
+                if kind not in offered:
+                    board.catalog.learn(kind, board.pinned.review(kind, []), board.label)
         if session.state != "ready":
             return   # reset or unplugged meanwhile: a new initialize is under way
         self.events.arrived(board)
@@ -560,9 +686,33 @@ class Router:
                 cursor = result.get("nextCursor")
                 if not cursor:
                     break
+            if items is not None and board.pinned is not None:
+                items = board.pinned.review(kind, items)
             if items is not None and board.catalog.learn(kind, items, board.label):
                 changed.add(kind)
+        self._refuse_foreign([board])
         return changed
+
+    def _pin(self, board, identity):
+        # The board's pins (by its label and its origin) and its instructions as hosts get
+        # them: bounded, marked as the board's words, withheld when they changed.
+        session = board.session
+        if self.pins is not None:
+            where = board.origin or (session.link.device if board.named else identity)
+            pinned = board.pinned
+            if pinned is None or pinned.label != board.name or pinned.where != where:
+                board.pinned = self.pins.board(board.name, where)
+        text = (session.init_result or {}).get("instructions")
+        text = text if type(text) is str and text else None
+        if board.pinned is not None:
+            before = text
+            text = board.pinned.review_instructions(text)
+            if before is not None and text is None:
+                board.instructions = ("(The bridge withholds board %s's instructions: they "
+                                      "changed since the user accepted this board; `%s` "
+                                      "accepts them.)" % (board.name, trust_command(board.name)))
+                return
+        board.instructions = board_says(board.name, text) if text else None
 
     # -- what a board says ------------------------------------------------------------------
 
@@ -666,9 +816,11 @@ class Router:
                 if self.several:   # hosts get the lists from here: learn, then tell
                     await self._learn(board, OFFERS.get(kind, (kind,)))
                     self._changed(kind)
-                else:              # hosts list the board itself: tell at once
-                    self._changed(kind)
-                    if kind == "tools":   # its read-only hints
+                else:              # hosts list the board itself (each page screened by its
+                    self._changed(kind)   # pins): tell at once
+                    if board.pinned is not None:   # what is withheld now
+                        await self._learn(board, OFFERS.get(kind, (kind,)))
+                    elif kind == "tools":   # its read-only hints
                         await self._learn(board, ("tools",))
                 await asyncio.sleep(LIST_CHANGED_GAP)
                 if not board.stale[kind]:
@@ -700,3 +852,30 @@ class Router:
                 self.on_list_changed("notifications/%s/list_changed" % kind)
         finally:
             del self.telling[kind]
+
+
+def board_says(name, text):
+    # A board's instructions as hosts get them: at most MAX_INSTRUCTIONS bytes, marked as the
+    # board's words, so that a host's model can tell them from the bridge's.
+    data = text.encode("utf-8", "replace")
+    if len(data) > MAX_INSTRUCTIONS:
+        text = data[:MAX_INSTRUCTIONS].decode("utf-8", "ignore") + CUT
+    return "Board %s says: %s" % (name, text)
+
+
+def _entry(method, params):
+    # A host's request -> (the kind, the board's own name or URI) of the entry it uses.
+    if method in ("tools/call", "prompts/get"):
+        return ("tools" if method == "tools/call" else "prompts"), params.get("name")
+    if method in ("resources/read", "resources/subscribe"):
+        return "resources", params.get("uri")
+    ref = params.get("ref") if method == "completion/complete" else None
+    if type(ref) is dict and ref.get("type") == "ref/prompt":
+        return "prompts", ref.get("name")
+    if type(ref) is dict and ref.get("type") == "ref/resource":
+        return "templates", ref.get("uri")
+    return None, None
+
+
+def _matches(template, uri):
+    return type(template) is str and template_match(template_parse(template), uri) is not None

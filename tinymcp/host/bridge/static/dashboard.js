@@ -157,7 +157,8 @@
     root.dataset.board = key;
     const parts = {
       heading: el("h2"), instructions: el("p", null, "instructions"),
-      error: el("p", null, "error"), readings: el("table", null, "readings"),
+      error: el("p", null, "error"), pending: el("div", null, "pending"),
+      readings: el("table", null, "readings"),
       alerts: el("table", null, "alerts"), tools: el("table", null, "tools"),
       plots: el("div", null, "plots"),
     };
@@ -168,7 +169,8 @@
       box.append(el("h3", title), table);
       grid.append(box);
     }
-    root.append(parts.heading, parts.instructions, parts.error, grid, el("h3", "History"),
+    root.append(parts.heading, parts.instructions, parts.error, parts.pending, grid,
+                el("h3", "History"),
                 parts.plots);
     document.getElementById("boards").append(root);
     found = { root: root, parts: parts };
@@ -186,6 +188,7 @@
     parts.instructions.textContent = board.instructions || "";
     parts.error.textContent = board.error || "";
     parts.error.hidden = !board.error;
+    drawPending(parts.pending, Array.isArray(board.pending) ? board.pending : []);
 
     parts.readings.replaceChildren(row(["reading", "value", "age"], true));
     each(board.readings, function (r) {
@@ -219,6 +222,26 @@
       drawn.add(key + " " + h.uri);
     });
     forgetPlots(key, drawn);
+  }
+
+  function drawPending(box, pending) {
+    // What the bridge withholds from hosts: changed since the user accepted this board (pins).
+    box.replaceChildren();
+    box.hidden = !pending.length;
+    if (!pending.length) return;
+    box.append(el("h3", "Withheld from hosts: changed since you accepted this board"));
+    const list = el("ul");
+    for (const p of pending) {
+      if (!p || typeof p !== "object") continue;
+      const fields = Array.isArray(p.fields) && p.fields.length
+        ? " (" + p.fields.map(String).join(", ") + ")" : "";
+      const item = el("li", [p.kind, p.name, p.change].filter(Boolean).join(" ") + fields);
+      if (p.diff) item.append(el("code", p.diff));
+      list.append(item);
+    }
+    const accept = pending.find(function (p) { return p && p.accept; });
+    box.append(list, el("p", accept ? "Check the change, then accept it: " + accept.accept
+                                      + " (with the same board options)" : ""));
   }
 
   function drawHistory(key, box, h, charts) {

@@ -1,0 +1,29 @@
+# The whole suite: no test touches the user's own state. Every bridge a test starts (a process,
+# or tinymcp.host.bridge.cli.main in this one) keeps its pins (tinymcp/host/bridge/pins.py) in a
+# file of that test's own: $TINYMCP_PINS, which every process the tests start inherits. A test
+# that wants to share pins between two bridges gives both the same --pins FILE.
+import itertools
+import os
+import shutil
+import tempfile
+
+import pytest
+
+from tinymcp.host.bridge.pins import PINS_ENV
+
+_FOLDER = tempfile.mkdtemp(prefix="tinymcp-test-pins-")
+_COUNT = itertools.count(1)
+# Before any fixture of any scope starts a bridge: never the user's state directory.
+os.environ[PINS_ENV] = os.path.join(_FOLDER, "session.json")
+
+
+@pytest.fixture(autouse=True)
+def own_pins(monkeypatch):
+    # -> this test's pins file (not created until a bridge writes it).
+    path = os.path.join(_FOLDER, "%d.json" % next(_COUNT))
+    monkeypatch.setenv(PINS_ENV, path)
+    return path
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(_FOLDER, ignore_errors=True)
