@@ -312,6 +312,20 @@ def test_sim_boards_by_path_become_absolute_and_bundled_names_stay(tmp_path, cap
                     "--sim", "pico=sim", "--sim", "--port", "socket://127.0.0.1:9"]
 
 
+@pytest.mark.parametrize("pins", [["--pins", "my-pins.json"], ["--pins=my-pins.json"]])
+def test_trust_is_not_installed_and_the_pins_file_becomes_absolute(tmp_path, capsys,
+                                                                  monkeypatch, pins):
+    # --trust accepts and exits: a host starting it would never be served. The host starts
+    # the bridge in a folder of its own choosing, so the pins file is named whole.
+    monkeypatch.chdir(tmp_path)
+    status, out, _err = run_main(["--print-config", "cursor", "--sim", "--trust", "sim",
+                                  "--trust-changes"] + pins,
+                                 "linux", {"HOME": str(tmp_path)}, capsys)
+    assert status == 0
+    args = json.loads(out)["mcpServers"]["tinymcp"]["args"]
+    assert args == ["--sim", "--trust-changes", "--pins", str(tmp_path / "my-pins.json")]
+
+
 def test_a_board_token_goes_into_env_not_args_and_the_file_is_private(tmp_path, capsys):
     environ, roots = fake_os(tmp_path, "linux")
     path = place("claude-code", "linux", roots)

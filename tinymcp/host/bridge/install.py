@@ -40,7 +40,8 @@ NOT_INSTALLED = (("http", "--http"), ("token", "--token"), ("demo", "--demo"),
                  ("no_auth", "--no-auth"), ("oauth_issuer", "--oauth-issuer"),
                  ("public_url", "--public-url"))
 # Taken out of the arguments written: ours, and the token (written as env instead).
-TAKEN_OUT = ("--install", "--print-config", "--name", "--board-token")
+# --trust is a one-shot run (accept and exit): a host starting it would never be served.
+TAKEN_OUT = ("--install", "--print-config", "--name", "--board-token", "--trust")
 
 
 class Refused(Exception):
@@ -79,8 +80,9 @@ def bridge_command(executable=sys.executable, windows=os.name == "nt"):
 
 
 def passed_on(argv, specs):
-    # -> the bridge options of argv as written, minus TAKEN_OUT, each --sim board given by a
-    # path made absolute (the host starts the bridge in a folder of its own choosing).
+    # -> the bridge options of argv as written, minus TAKEN_OUT, each --sim board and the
+    # --pins file given by a path made absolute (the host starts the bridge in a folder of its
+    # own choosing).
     sims = iter([spec for spec in specs if spec.kind == "sim"])
     out = []
     i = 0
@@ -95,6 +97,10 @@ def passed_on(argv, specs):
                 i += 1
             board = _board(next(sims))
             out += ["--sim=" + board] if eq else ["--sim"] if board == "sim" else ["--sim", board]
+        elif option == "--pins":
+            given = argv[i - 1][len("--pins="):] if eq else argv[i] if i < len(argv) else ""
+            i += 0 if eq else 1
+            out += ["--pins", os.path.abspath(given)]
         else:
             out.append(argv[i - 1])
     return out
