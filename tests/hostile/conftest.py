@@ -55,6 +55,8 @@ def sse_messages(response_text):
 
 class HttpHost:
     # One MCP host over Streamable HTTP, written by hand so a test controls every byte.
+    http = httpx   # what posts: httpx itself, or an httpx.Client of the host's own
+
     def __init__(self, url, capabilities=None, headers=None, version="2025-11-25"):
         self.url = url
         self.version = version
@@ -73,7 +75,7 @@ class HttpHost:
             all_headers["mcp-protocol-version"] = self.version
         all_headers.update(headers)
         body = msg if type(msg) is bytes else json.dumps(msg).encode()
-        response = httpx.post(self.url, content=body, headers=all_headers, timeout=timeout)
+        response = self.http.post(self.url, content=body, headers=all_headers, timeout=timeout)
         if not response.content:
             return response, []
         if response.headers.get("content-type", "").startswith("application/json"):

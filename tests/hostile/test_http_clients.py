@@ -9,7 +9,7 @@ import subprocess
 import httpx2 as httpx
 
 from tests.bridge.conftest import Bridge, clean_env
-from tests.hostile.conftest import HttpHost, sse_messages
+from tests.hostile.conftest import HttpHost
 from tests.windows_shim import as_on_windows  # noqa: F401
 
 TESTBOARD = "tests/bridge/testboard.py"
@@ -23,20 +23,6 @@ class HostAt(HttpHost):
     def __init__(self, url, address, **kw):
         HttpHost.__init__(self, url, **kw)
         self.http = httpx.Client(transport=httpx.HTTPTransport(local_address=address))
-
-    def post(self, msg, timeout=60, **headers):
-        all_headers = dict(self.headers)
-        if self.sid:
-            all_headers["mcp-session-id"] = self.sid
-            all_headers["mcp-protocol-version"] = self.version
-        all_headers.update(headers)
-        body = msg if type(msg) is bytes else json.dumps(msg).encode()
-        response = self.http.post(self.url, content=body, headers=all_headers, timeout=timeout)
-        if not response.content:
-            return response, []
-        if response.headers.get("content-type", "").startswith("application/json"):
-            return response, [response.json()]
-        return response, sse_messages(response.text)
 
 
 def listen_request(where, rid):
