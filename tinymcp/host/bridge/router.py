@@ -10,7 +10,8 @@ import logging
 from tinymcp.context import CLIENT_NEEDS as NEEDS
 from tinymcp.protocol import (INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND, OWNER_ENDED, OWNER_META,
                               RESOURCE_NOT_FOUND)
-from tinymcp.templates import match as template_match, parse as template_parse
+from tinymcp.templates import Refused as TemplateRefused, match as template_match, \
+    parse as template_parse
 
 from tinymcp.host.bridge import compact as compact_surface
 from tinymcp.host.bridge.catalog import (KINDS, LISTS, OFFERS, Catalog, labelled_uri, outward,
@@ -878,4 +879,11 @@ def _entry(method, params):
 
 
 def _matches(template, uri):
-    return type(template) is str and template_match(template_parse(template), uri) is not None
+    # A value the template refuses (a path, a bad escape) still names this template's entry:
+    # the pins screen it as such, and the board answers the refusal (-32602) itself.
+    if type(template) is not str:
+        return False
+    try:
+        return template_match(template_parse(template), uri) is not None
+    except TemplateRefused:
+        return True
