@@ -10,6 +10,7 @@ import httpx2 as httpx
 
 from tests.bridge.conftest import Bridge, clean_env
 from tests.hostile.conftest import HttpHost
+from tinymcp.host.bridge.http import CLIENT_REQUESTS
 from tests.windows_shim import as_on_windows  # noqa: F401
 
 TESTBOARD = "tests/bridge/testboard.py"
@@ -36,6 +37,14 @@ def listen_request(where, rid):
              % (where, MODERN, len(body))).encode() + body)
 
 
+def status_of(sock):
+    # -> the status line's start of what a held socket was answered, b"" if it was closed.
+    try:
+        return sock.recv(200)[:12]
+    except (ConnectionResetError, socket.timeout):
+        return b""
+
+
 def test_130_listen_streams_of_one_client_leave_another_served(http_front):
     url, proc = http_front("--sim", TESTBOARD)
     where = url.split("/")[2]
@@ -52,8 +61,14 @@ def test_130_listen_streams_of_one_client_leave_another_served(http_front):
         assert other.initialize()["result"]["protocolVersion"] == "2025-11-25"
         reply = other.request("tools/call", {"name": "read_adc", "arguments": {"channel": 1}})
         assert "result" in reply, reply
-        refused = held[-1].recv(200)
-        assert refused.startswith(b"HTTP/1.1 429"), refused   # the client's 49th was not
+        # Past its 48 the client's streams were refused (429), or, being over the bridge's 128
+        # connections, closed by the connection cap (which closes the idlest, and a refused one
+        # is idle): which of the two a given socket met depends on the order the loop read them.
+        statuses = [first[:12]] + [status_of(s) for s in held[1:]]
+        assert statuses.count(b"HTTP/1.1 200") <= CLIENT_REQUESTS, statuses
+        assert statuses.count(b"HTTP/1.1 429") >= 1, statuses
+        assert all(status in (b"HTTP/1.1 200", b"HTTP/1.1 429", b"") for status in statuses), \
+            statuses
         proc.wait_stderr("requests in flight: refusing another")
     finally:
         for s in held:
