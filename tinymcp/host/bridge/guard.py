@@ -268,6 +268,13 @@ def quiet_accept_errors(loop):
                             context.get("exception"), state["count"])
                 state["last"] = now
             return
+        handle = context.get("handle")
+        if (isinstance(context.get("exception"), ValueError)
+                and getattr(getattr(handle, "_callback", None), "__name__", "") == "_start_serving"):
+            # asyncio schedules a retry of accept() for each accept that failed at the limit
+            # (up to its backlog, 2048, per wake-up); once the listening socket is closed at
+            # shutdown each fires on fd -1. Nothing is left to serve: not worth a traceback each.
+            return
         if fallback is not None:
             fallback(loop, context)
         else:
