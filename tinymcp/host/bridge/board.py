@@ -7,6 +7,7 @@ import logging
 import re
 
 from tinymcp import protocol
+from tinymcp.host.bridge.methods import CLIENT_NOTIFICATIONS
 from tinymcp.host.bridge.wire import reason
 
 log = logging.getLogger("tinymcp.bridge.board")
@@ -29,7 +30,6 @@ REPL_SIGNS = (b"NameError: name 'true'", b"NameError: name 'false'", b"NameError
 SUSPECT_SIGNS = (b"Traceback (most recent call last)", b"raw REPL; CTRL-B to exit")
 _BANNER = re.compile(rb"MicroPython \S+ on \d")   # v1.24.1 or a build's hash: its REPL's banner
 # Notifications only a client sends: seen from the board, they are an echo, not news.
-CLIENT_NOTIFICATIONS = ("notifications/initialized", "notifications/roots/list_changed")
 CLIENT_CAPABILITIES = {"roots": {"listChanged": True}, "sampling": {},
                        "elicitation": {"form": {}, "url": {}}}
 LINK_KEY = protocol.LINK_KEY  # the board's link offer, in initialize's capabilities.experimental

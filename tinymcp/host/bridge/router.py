@@ -13,21 +13,15 @@ from tinymcp.protocol import (INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND, OWNER_EN
 from tinymcp.templates import match as template_match, parse as template_parse
 
 from tinymcp.host.bridge import compact as compact_surface
-from tinymcp.host.bridge.catalog import (KINDS, LISTS, OFFERS, Catalog, labelled_uri, outward,
-                                         slug, split_name, split_uri)
+from tinymcp.host.bridge.catalog import (KINDS, OFFERS, Catalog, labelled_uri, outward, slug,
+                                         split_name, split_uri)
 from tinymcp.host.bridge.events import TOOL as WAIT_TOOL, BridgeEvents
 from tinymcp.host.bridge.host import err, log_failure
+from tinymcp.host.bridge.methods import HANDSHAKE_TASKS, LIST_CHANGED, LISTS, RETRIED
 from tinymcp.host.bridge.pins import trust_command
 
 log = logging.getLogger("tinymcp.bridge.router")
 
-# Methods that only read: answered again after a board reset without side effects.
-READ_ONLY = frozenset(("tools/list", "resources/list", "resources/templates/list",
-                       "resources/read", "resources/subscribe", "prompts/list", "prompts/get",
-                       "completion/complete"))
-LIST_CHANGED = {"notifications/tools/list_changed": "tools",
-                "notifications/prompts/list_changed": "prompts",
-                "notifications/resources/list_changed": "resources"}
 LIST_CHANGED_GAP = 0.25   # seconds: a burst of list changes is told once per gap
 MAX_PAGES = 100           # pages of one list the bridge follows (a board may loop its cursors)
 LIST_WAIT = 5.0           # seconds a list waits for boards that are starting when none is ready
@@ -36,8 +30,6 @@ BRIDGE_INFO = {"name": "tinymcp-bridge", "version": "0.1.0"}
 # What hosts are told with several boards: boards come and go, and their lists with them.
 SEVERAL_CAPABILITIES = {"tools": {"listChanged": True}, "prompts": {"listChanged": True},
                         "resources": {"subscribe": True, "listChanged": True}}
-# Tasks (2025-11-25): relayed to the board that owns the task, for the host that created it.
-TASK_METHODS = frozenset(("tasks/get", "tasks/result", "tasks/list", "tasks/cancel"))
 TASK_WAIT = 3600.0        # seconds a tasks/result may wait for its task to end on the board
 LONG_CALL = 660.0         # seconds a plain call of a tool that can run as a task may take
 TERMINAL = ("completed", "failed", "cancelled")
@@ -243,7 +235,7 @@ class Router:
         # call: the host's call it belongs to (what the board asks or logs meanwhile goes there).
         if method == "tools/call" and params.get("name") == WAIT_TOOL:
             return await self.events.call(params, call)   # the bridge's own, across the boards
-        if method in TASK_METHODS:
+        if method in HANDSHAKE_TASKS:   # to the board that owns the task
             return await self._task_request(method, params, call)
         if not self.several:
             board = self.boards[0]
@@ -447,7 +439,7 @@ class Router:
 
     async def _forward(self, board, method, params, call):
         forward, token = self._map_progress(params, board, call)
-        retry = method in READ_ONLY or (method == "tools/call" and
+        retry = method in RETRIED or (method == "tools/call" and
                                         board.catalog.read_only.get(params.get("name")) is True)
         if method == "tools/call" and not retry:   # a tool that may switch an output
             forward = self._owned(forward, call)
