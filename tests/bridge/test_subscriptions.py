@@ -2,7 +2,7 @@
 # listen streams' URIs stay true when a board is away or a stream ends half way.
 import asyncio
 
-from tinymcp.host.bridge.router import Board, Router
+from tinymcp.host.bridge.router import RoutedBoard, Router
 from tinymcp.host.bridge.subscriptions import Subscriptions
 
 
@@ -21,7 +21,7 @@ class FakeSession:
 def test_a_subscription_dropped_while_its_board_is_away_is_not_replayed_when_it_returns():
     async def run():
         router = Router(True, lambda *a: None, lambda *a: None, lambda *a: None)
-        board = Board("pico")
+        board = RoutedBoard("pico")
         board.session = FakeSession()
         router.boards.append(board)
         assert "result" in await router.subscribe("pico+sensor://t")

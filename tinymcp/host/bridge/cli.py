@@ -267,15 +267,15 @@ def main(argv=None):
 
 
 def load_pins(parser, args):
-    # -> the pins (pins.Pins), or None after one line saying why the file cannot be used.
-    from tinymcp.host.bridge.pins import Pins, PinsError, default_path
+    # -> the pins (pins.PinBook), or None after one line saying why the file cannot be used.
+    from tinymcp.host.bridge.pins import PinBook, PinsError, default_path
     if args.trust and (args.http or args.demo or args.trust_changes):
         parser.error("--trust connects, accepts and exits: without --http, --demo or "
                      "--trust-changes")
     if args.trust and args.trust != "all" and not LABEL.match(args.trust):
         parser.error("--trust takes a board label (a-z, 0-9 and -) or all, not %r" % args.trust)
     try:
-        return Pins(args.pins or default_path(), trust_changes=args.trust_changes)
+        return PinBook(args.pins or default_path(), trust_changes=args.trust_changes)
     except PinsError as e:
         print("tinymcp-bridge: %s" % e, file=sys.stderr)
         return None

@@ -88,7 +88,7 @@ class HostCall:
                                "params": dict(params, requestId=oid)})
 
 
-class Handshake:
+class HandshakeEra:
     # Serves handshake-era requests of any host session through the router.
 
     def __init__(self, router, subs, timeout):

@@ -42,7 +42,7 @@ def invalid(rid, why=None):
         "code": INVALID_REQUEST, "message": "Invalid Request" + (": " + why if why else "")}}
 
 
-class Batch:
+class HostBatch:
     # The answers to one JSON-RPC batch, gathered: deliver(list) once the last one is in.
     __slots__ = ("answers", "waiting", "deliver", "closed")
 
@@ -92,7 +92,7 @@ class HostSession:
         self.level = LEVELS.index("info")
         self.tasks = {}            # host request id -> task serving it
         self.outgoing = {}         # our id for a request sent to the host -> future
-        self.batched = {}          # host request id -> the Batch its answer joins
+        self.batched = {}          # host request id -> the HostBatch its answer joins
         self._out_ids = itertools.count(1)
         self.closed = False
         self.logs_dropped = 0      # board log lines not sent since the last one that was
@@ -116,7 +116,7 @@ class HostSession:
             deliver(invalid(None, "an empty batch" if not items else
                             "JSON-RPC batches are supported only in protocol " + BATCHES))
             return
-        batch = Batch(deliver)
+        batch = HostBatch(deliver)
         for msg in items:
             try:
                 self._receive(msg, batch)

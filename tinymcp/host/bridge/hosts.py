@@ -5,9 +5,9 @@ import logging
 
 from tinymcp.protocol import INVALID_PARAMS, LEVELS
 
-from tinymcp.host.bridge.handshake import Handshake
+from tinymcp.host.bridge.handshake import HandshakeEra
 from tinymcp.host.bridge.host import HostSession, err
-from tinymcp.host.bridge.stateless import Stateless, is_stateless
+from tinymcp.host.bridge.stateless import StatelessEra, is_stateless
 from tinymcp.host.bridge.subscriptions import Subscriptions
 
 log = logging.getLogger("tinymcp.bridge.hosts")
@@ -23,8 +23,8 @@ class Hosts:
         self.router = make_router(on_list_changed=self._list_changed, on_updated=self._updated,
                                   on_log=self._board_log)
         self.subs = Subscriptions(self.router.subscribe, self.router.unsubscribe)
-        self.handshake = Handshake(self.router, self.subs, timeout)
-        self.stateless = Stateless(self.router, self.subs, timeout)
+        self.handshake = HandshakeEra(self.router, self.subs, timeout)
+        self.stateless = StatelessEra(self.router, self.subs, timeout)
         self._owners = itertools.count(1)
 
     def open_session(self, send, label, unanswered=None):

@@ -44,7 +44,7 @@ NOT_INSTALLED = (("http", "--http"), ("token", "--token"), ("demo", "--demo"),
 TAKEN_OUT = ("--install", "--print-config", "--name", "--board-token", "--trust")
 
 
-class Refused(Exception):
+class ConfigRefused(Exception):
     pass
 
 
@@ -133,14 +133,14 @@ def entry(host, command, env):
 def read_config(path):
     # -> the file's top-level object ({} for a missing or empty file). Trailing commas (VS Code
     # writes JSON with comments, JSONC) are read; comments are refused, as rewriting would lose
-    # them. Whatever cannot be read is Refused, and the file is left as it is.
+    # them. Whatever cannot be read is ConfigRefused, and the file is left as it is.
     try:
         with open(path, encoding="utf-8-sig") as f:
             text = f.read()
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as e:
-        raise Refused("cannot read %s (%s)" % (path, getattr(e, "strerror", None) or e))
+        raise ConfigRefused("cannot read %s (%s)" % (path, getattr(e, "strerror", None) or e))
     if not text.strip():
         return {}
     try:
@@ -148,15 +148,15 @@ def read_config(path):
     except ValueError:
         plain = _without_trailing_commas(text)
         if plain is None:
-            raise Refused("%s has comments, which rewriting it would lose; left as it is: add "
+            raise ConfigRefused("%s has comments, which rewriting it would lose; left as it is: add "
                           "the entry --print-config shows yourself" % path) from None
         try:
             config = json.loads(plain)   # the same lines: only commas were taken out
         except ValueError as e:
-            raise Refused("%s is not JSON (line %d: %s); left as it is" % (path, e.lineno, e.msg)) \
+            raise ConfigRefused("%s is not JSON (line %d: %s); left as it is" % (path, e.lineno, e.msg)) \
                 from None
     if type(config) is not dict:
-        raise Refused("%s holds no JSON object; left as it is" % path)
+        raise ConfigRefused("%s holds no JSON object; left as it is" % path)
     return config
 
 
@@ -207,7 +207,7 @@ def merge(path, host, name, server, out, err):
     config = read_config(path)
     servers = config.setdefault(HOSTS[host].key, {})
     if type(servers) is not dict:
-        raise Refused("%s: %r is not an object; left as it is" % (path, HOSTS[host].key))
+        raise ConfigRefused("%s: %r is not an object; left as it is" % (path, HOSTS[host].key))
     if servers.get(name) == server:
         print("tinymcp-bridge: %r is already in %s as it would be written; nothing changed"
               % (name, path), file=out)
@@ -287,7 +287,7 @@ def main(argv, platform=sys.platform, environ=os.environ, out=None, err=None):
                   "$TINYMCP_MQTT_PASSWORD of the entry; the file is readable by you only"
                   % path, file=err)
         return 0
-    except (Refused, PortError) as e:
+    except (ConfigRefused, PortError) as e:
         print("tinymcp-bridge: %s" % e, file=err)
         return 2
     except OSError as e:

@@ -1,7 +1,7 @@
 # --mqtt: boards behind an MQTT 5 broker, as EMQX's "MCP over MQTT" specification says for a
 # client. One broker connection per --mqtt URL (paho-mqtt, its own thread); a board's retained
 # presence is its discovery, an empty one (its will, or its goodbye) its unplug. Each board found
-# is one more board of the router, with an MqttLink under its BoardSession: initialize goes to
+# is one more board of the router, with a BrokerLink under its BoardSession: initialize goes to
 # the board's control topic, everything after to its RPC topic; what the board says comes from
 # the RPC topic and its capability topic (list changes, resource updates). A board that goes
 # away and comes back gets its label again. paho is imported only when --mqtt is given.
@@ -179,7 +179,7 @@ def _decode(payload):
     return msg if type(msg) is dict and msg.get("jsonrpc") == "2.0" else None
 
 
-class MqttLink:
+class BrokerLink:
     # The link of one board behind the broker, as a BoardSession uses a serial Link: up while
     # the broker connection is (the board is only served while its presence is there).
     # welcome: the board's answer to the broker's initialize, which found it: the session's
@@ -649,7 +649,7 @@ class Broker:
         made = []
 
         def make_link(**callbacks):
-            made.append(MqttLink(self, key[0], key[1], welcome=msg["result"], **callbacks))
+            made.append(BrokerLink(self, key[0], key[1], welcome=msg["result"], **callbacks))
             return made[0]
         handle = self.serve(key, make_link)
         self.boards[key] = (made[0], handle)

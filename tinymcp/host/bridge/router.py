@@ -41,7 +41,7 @@ def background(coro):
     asyncio.get_running_loop().create_task(coro).add_done_callback(log_failure)
 
 
-class Board:
+class RoutedBoard:
     # One board behind the bridge: its label, the bridge's session with it, what it offers.
     def __init__(self, label):
         self.label = label        # None while unknown (a board found by --port auto)
@@ -83,7 +83,7 @@ class Router:
 
     def __init__(self, several, on_list_changed, on_updated, on_log, compact=False, pins=None):
         self.several = several
-        self.pins = pins          # pins.Pins: what each board declared, as the user accepted it
+        self.pins = pins          # pins.PinBook: what each board declared, as the user accepted it
         self.compact = several and compact
         self.on_list_changed = on_list_changed
         self.on_updated = on_updated
@@ -108,7 +108,7 @@ class Router:
     def add(self, label, make_session, origin=None, pin_label=None):
         # A board served from now on; make_session(**callbacks) -> its BoardSession. origin:
         # what identifies it besides its label (its sim path, its port), else the link's.
-        board = Board(label)
+        board = RoutedBoard(label)
         board.origin, board.pin_label = origin, pin_label
         if label is not None:
             self.labels_seen.add(label)

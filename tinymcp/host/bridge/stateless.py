@@ -113,7 +113,7 @@ class Exchange:
         pass   # the host is not waiting on it: its retry finds the call ended
 
 
-class Stateless:
+class StatelessEra:
     # Serves 2026-07-28 requests of any host session through the router.
 
     def __init__(self, router, subs, timeout):
