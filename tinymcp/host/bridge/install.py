@@ -1,6 +1,5 @@
 # tinymcp-bridge --install HOST / --print-config HOST: the bridge, with the options given, as one
 # server entry in a desktop host's own MCP config file, every other thing in that file kept.
-import collections
 import json
 import os
 import re
@@ -11,27 +10,9 @@ import tempfile
 
 from tinymcp.host.bridge.link import PortError, is_url
 
-# key: the servers' key in the file; files: where the file is, per OS layout ("~" the home,
-# "%APPDATA%" Windows' roaming folder, "$XDG" the Linux config folder); typed: the entry says
-# "type": "stdio"; then: what makes the host load it.
-Host = collections.namedtuple("Host", "title key files typed then")
-HOSTS = {
-    "claude-desktop": Host("Claude Desktop", "mcpServers", {
-        "darwin": "~/Library/Application Support/Claude/claude_desktop_config.json",
-        "win32": "%APPDATA%/Claude/claude_desktop_config.json",
-        "linux": "$XDG/Claude/claude_desktop_config.json"}, False,
-        "quit Claude Desktop completely and start it again to load it"),
-    "vscode": Host("VS Code", "servers", {
-        "darwin": "~/Library/Application Support/Code/User/mcp.json",
-        "win32": "%APPDATA%/Code/User/mcp.json",
-        "linux": "$XDG/Code/User/mcp.json"}, True,
-        "VS Code sees the change; start the server from MCP: List Servers"),
-    "cursor": Host("Cursor", "mcpServers", {"*": "~/.cursor/mcp.json"}, False,
-                   "restart Cursor, or turn the server on in Cursor Settings > MCP"),
-    "claude-code": Host("Claude Code", "mcpServers", {"*": "~/.claude.json"}, True,
-                        "new Claude Code sessions have it (claude mcp list shows it)"),
-}
-BOARD_TOKEN_ENV = "TINYMCP_BOARD_TOKEN"
+from tinymcp.host.bridge.hostconfigs import HOSTS
+from tinymcp.host.bridge.options import BOARD_TOKEN_ENV, build_parser, checked
+
 SECRETS = (BOARD_TOKEN_ENV, "TINYMCP_MQTT_PASSWORD")   # env values --print-config never shows
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 # Options of a bridge a host starts on stdio; the rest have no place in its config.
@@ -239,7 +220,6 @@ def main(argv, platform=sys.platform, environ=os.environ, out=None, err=None):
     # tinymcp-bridge --install HOST | --print-config HOST [--name NAME] [bridge options]; the
     # layout of platform, home and APPDATA from environ (tests give each OS's, in a fake home).
     out, err = out or sys.stdout, err or sys.stderr
-    from tinymcp.host.bridge.cli import build_parser, checked
     parser = build_parser()
     parser.allow_abbrev = False   # the options go into a file people read: spelled in full
     args = parser.parse_args(argv)

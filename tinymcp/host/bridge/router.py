@@ -3,7 +3,6 @@
 # what each board offers, maps progress tokens, keeps each board's subscriptions and logging level
 # across its resets, and hands what a board says during a host's call to that call only.
 import asyncio
-import functools
 import itertools
 import logging
 
@@ -42,8 +41,10 @@ def background(coro):
 
 
 class RoutedBoard:
-    # One board behind the bridge: its label, the bridge's session with it, what it offers.
-    def __init__(self, label):
+    # One board behind the bridge: its label, the bridge's session with it, what it offers. It
+    # is its session's listener (a seams.BoardEvents): what the board says goes to the router.
+    def __init__(self, label, router=None):
+        self.router = router
         self.label = label        # None while unknown (a board found by --port auto)
         self.named = label is not None   # given on the command line, not taken from the board
         self.identity = None      # who the board said it was when it got its label
@@ -67,6 +68,18 @@ class RoutedBoard:
         # What the pins withhold from hosts now (the dashboard's list).
         return self.pinned.changes() if self.pinned is not None else []
 
+    def on_notification(self, msg):
+        self.router.board_notification(self, msg)
+
+    def on_request(self, msg):
+        self.router.board_request(self, msg)
+
+    async def on_ready(self):
+        await self.router.board_ready(self)
+
+    def on_lost(self):
+        self.router.board_lost(self)
+
     def run(self, coro):
         # A task that lives as long as this board is served (its link, its simulated process).
         task = asyncio.get_running_loop().create_task(coro)
@@ -78,16 +91,14 @@ class RoutedBoard:
 class Router:
     # several: tools are LABEL_TOOL and resources LABEL+URI (two or more boards, or --port auto);
     # compact (with several): a tool the boards share is one, with a "board" argument (compact.py).
-    # on_list_changed(method), on_updated(uri, params) and on_log(msg) tell the hosts what no
-    # single host call owns.
+    # hosts (a seams.HostEvents) is told on_list_changed(method), on_updated(uri, params) and
+    # on_log(msg): what no single host call owns.
 
-    def __init__(self, several, on_list_changed, on_updated, on_log, compact=False, pins=None):
+    def __init__(self, several, hosts, compact=False, pins=None):
         self.several = several
         self.pins = pins          # pins.PinBook: what each board declared, as the user accepted it
         self.compact = several and compact
-        self.on_list_changed = on_list_changed
-        self.on_updated = on_updated
-        self.on_log = on_log
+        self.hosts = hosts
         self.boards = []
         self.tokens = {}          # bridge progress token -> (board, host call, host's token)
         self.levels = {}          # host -> the level it asked for (an index in LEVELS)
@@ -106,18 +117,15 @@ class Router:
     # -- the boards -------------------------------------------------------------------------
 
     def add(self, label, make_session, origin=None, pin_label=None):
-        # A board served from now on; make_session(**callbacks) -> its BoardSession. origin:
-        # what identifies it besides its label (its sim path, its port), else the link's.
-        board = RoutedBoard(label)
+        # A board served from now on; make_session(events) -> its BoardSession, telling events
+        # (the RoutedBoard) what the board says. origin: what identifies it besides its label
+        # (its sim path, its port), else the link's.
+        board = RoutedBoard(label, self)
         board.origin, board.pin_label = origin, pin_label
         if label is not None:
             self.labels_seen.add(label)
             self._refuse_foreign()
-        board.session = make_session(
-            on_notification=functools.partial(self._notification, board),
-            on_request=functools.partial(self._board_request, board),
-            on_ready=functools.partial(self._ready, board),
-            on_lost=functools.partial(self._lost, board))
+        board.session = make_session(board)
         self.boards.append(board)
         board.run(board.session.run())
         return board
@@ -613,7 +621,7 @@ class Router:
 
     # -- a board's lifecycle ----------------------------------------------------------------
 
-    async def _ready(self, board):
+    async def board_ready(self, board):
         # After every (re)initialize: the board forgot our level and subscriptions; what it
         # offers is learned again.
         session = board.session
@@ -653,7 +661,7 @@ class Router:
         elif "tools" in changed:   # a different firmware came back after the reset
             self._changed("tools")
 
-    def _lost(self, board):
+    def board_lost(self, board):
         # The board's session ended (a reset, an unplug): with several, its tools go meanwhile.
         self.events.left(board)
         if self.several and board.listed:
@@ -708,7 +716,7 @@ class Router:
 
     # -- what a board says ------------------------------------------------------------------
 
-    def _notification(self, board, msg):
+    def board_notification(self, board, msg):
         method = msg["method"]
         params = msg.get("params") or {}
         self.events.heard(board, method, params)
@@ -725,7 +733,7 @@ class Router:
             if type(uri) is str:
                 if self.several:
                     uri = labelled_uri(board.label, uri)
-                self.on_updated(uri, dict(params, uri=uri))
+                self.hosts.on_updated(uri, dict(params, uri=uri))
         elif method == "notifications/cancelled":
             rid = params.get("requestId")
             call = board.asks.pop(rid, None) if type(rid) in (int, str) else None
@@ -756,11 +764,11 @@ class Router:
                 "/%s" % logger if type(logger) is str and logger else "")))
         running = board.session.running()
         if running is None or running.owner is None:   # none of a host's: the bridge's own
-            self.on_log(msg)
+            self.hosts.on_log(msg)
         else:
             running.owner.log(msg, LEVELS.index(params["level"]), running.gone)
 
-    def _board_request(self, board, msg):
+    def board_request(self, board, msg):
         # A request of the board to a host: only to the host call the board is running, and
         # refused at once when there is none, when it has ended, or when it cannot answer.
         bid = msg["id"]
@@ -831,7 +839,7 @@ class Router:
             self.telling[kind] = True
             return
         self.telling[kind] = False
-        self.on_list_changed("notifications/%s/list_changed" % kind)
+        self.hosts.on_list_changed("notifications/%s/list_changed" % kind)
         background(self._told(kind))
 
     async def _told(self, kind):
@@ -841,7 +849,7 @@ class Router:
                 if not self.telling[kind]:
                     return
                 self.telling[kind] = False
-                self.on_list_changed("notifications/%s/list_changed" % kind)
+                self.hosts.on_list_changed("notifications/%s/list_changed" % kind)
         finally:
             del self.telling[kind]
 
