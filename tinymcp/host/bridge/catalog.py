@@ -13,7 +13,8 @@ LABEL = re.compile(r"^[a-z][a-z0-9-]{0,23}$")  # a letter first: LABEL+URI keeps
 # methods are the catalogue's (methods.py).
 _SHAPES = {"tools": ("tools", "name"), "prompts": ("prompts", "name"),
            "resources": ("resources", "uri"), "templates": ("resourceTemplates", "uriTemplate")}
-KINDS = {kind: (method,) + _SHAPES[kind] for method, kind in LISTS.items()}
+_METHOD = {kind: method for method, kind in LISTS.items()}
+KINDS = {kind: (_METHOD[kind],) + shape for kind, shape in _SHAPES.items()}
 # A board capability -> the kinds it lists.
 OFFERS = {"tools": ("tools",), "prompts": ("prompts",), "resources": ("resources", "templates")}
 
