@@ -878,4 +878,9 @@ def _entry(method, params):
 
 
 def _matches(template, uri):
-    return type(template) is str and template_match(template_parse(template), uri) is not None
+    # A value the template refuses (one that decodes into a path) is no match: the request goes
+    # to the board, which answers it (-32602), as it does for any host.
+    try:
+        return type(template) is str and template_match(template_parse(template), uri) is not None
+    except ValueError:   # templates.Refused
+        return False
