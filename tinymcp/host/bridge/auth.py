@@ -2,7 +2,7 @@
 # token (--token, or the random one a loopback bridge makes), or an OAuth 2.1 resource server
 # (--oauth-issuer: the MCP authorization specification, RFC 9728 metadata, JWT access tokens
 # checked against the issuer's keys with PyJWT, RFC 8707 audience, scopes tinymcp.read/act).
-# Each answers authenticate(headers, scope, public) -> (Client, None) or (None, a refusal).
+# Each answers authenticate(headers, scope, public) -> (Caller, None) or (None, a refusal).
 import asyncio
 import collections
 import hmac
@@ -20,7 +20,7 @@ ACT = "tinymcp.act"     # everything else: a tool that changes the board
 SCOPES = (READ, ACT)
 # Who asks: key is whom the per-client caps count for (an OAuth subject, else the peer
 # address); scopes the OAuth scopes it holds, None where the front gives every right.
-Client = collections.namedtuple("Client", "key scopes")
+Caller = collections.namedtuple("Caller", "key scopes")
 # Asymmetric signatures only: never "none", never HS* (a public key used as an HMAC secret).
 ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512",
               "EdDSA")
@@ -46,7 +46,7 @@ class Open:
     oauth = False
 
     async def authenticate(self, headers, scope, public):
-        return Client(peer(scope), None), None
+        return Caller(peer(scope), None), None
 
 
 class StaticToken:
@@ -60,7 +60,7 @@ class StaticToken:
     async def authenticate(self, headers, scope, public):
         given = bearer(headers)
         if public or (given is not None and hmac.compare_digest(given.encode(), self.token)):
-            return Client(peer(scope), None), None
+            return Caller(peer(scope), None), None
         return None, _json_refusal(401, "Unauthorized: a bearer token is required", "Bearer")
 
 
@@ -77,7 +77,7 @@ def metadata_url(resource):
     return "%s://%s/.well-known/oauth-protected-resource%s" % (parts.scheme, parts.netloc, path)
 
 
-class Refused(Exception):
+class TokenRefused(Exception):
     # A token that does not hold; the message is for the log and error_description, never the
     # token itself.
     pass
@@ -120,7 +120,7 @@ class IssuerKeys:
                 problems.append("%s has no jwks_uri" % url)
                 continue
             return metadata["jwks_uri"]
-        raise Refused("the issuer's metadata could not be had (%s)" % "; ".join(problems))
+        raise TokenRefused("the issuer's metadata could not be had (%s)" % "; ".join(problems))
 
     async def _load(self):
         import jwt
@@ -145,13 +145,13 @@ class IssuerKeys:
                                          - self.fetched_at >= KEYS_REFRESH_SECONDS):
                 try:
                     await self._load()
-                except Refused:
+                except TokenRefused:
                     raise
                 except Exception as e:
-                    raise Refused("the issuer's keys could not be had: %r" % e) from None
+                    raise TokenRefused("the issuer's keys could not be had: %r" % e) from None
         found = self.keys.get(kid)
         if found is None:
-            raise Refused("signed with a key the issuer does not publish")
+            raise TokenRefused("signed with a key the issuer does not publish")
         return found
 
 
@@ -196,12 +196,12 @@ class OAuth:
         with httpx2.Client(timeout=FETCH_SECONDS, follow_redirects=False) as http:
             with http.stream("GET", url, headers={"accept": "application/json"}) as got:
                 if got.status_code != 200:
-                    raise Refused("%s answered %d" % (url, got.status_code))
+                    raise TokenRefused("%s answered %d" % (url, got.status_code))
                 body = bytearray()
                 for chunk in got.iter_bytes():
                     body += chunk
                     if len(body) > MAX_DOCUMENT:
-                        raise Refused("%s is larger than %d bytes" % (url, MAX_DOCUMENT))
+                        raise TokenRefused("%s is larger than %d bytes" % (url, MAX_DOCUMENT))
         return json.loads(bytes(body))
 
     async def close(self):
@@ -223,37 +223,37 @@ class OAuth:
         return _json_refusal(status, message, self.challenge(error, error and message, scope))
 
     async def verify(self, token):
-        # -> the token's claims; Refused when it does not hold.
+        # -> the token's claims; TokenRefused when it does not hold.
         import jwt
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError:
-            raise Refused("not a JWT") from None
+            raise TokenRefused("not a JWT") from None
         alg = header.get("alg")
         if alg not in ALGORITHMS:
-            raise Refused("signed with %r: only asymmetric signatures are accepted"
+            raise TokenRefused("signed with %r: only asymmetric signatures are accepted"
                           % str(alg)[:20])
         key, named = await self.issuer_keys.key(header.get("kid"))
         if named is not None and named != alg:   # PyJWT checks the key's type against alg
-            raise Refused("the key is for %s, not %s" % (str(named)[:20], alg))
+            raise TokenRefused("the key is for %s, not %s" % (str(named)[:20], alg))
         audience = [self.resource, self.resource.rstrip("/"), self.resource.rstrip("/") + "/"]
         try:
             return jwt.decode(token, key.key, algorithms=[alg], audience=audience,
                               issuer=self.issuer, leeway=LEEWAY_SECONDS,
                               options={"require": ["exp", "iss", "aud"]})
         except jwt.PyJWTError as e:
-            raise Refused(str(e)[:120]) from None
+            raise TokenRefused(str(e)[:120]) from None
 
     async def authenticate(self, headers, scope, public):
         if public:
-            return Client(peer(scope), None), None
+            return Caller(peer(scope), None), None
         token = bearer(headers)
         if token is None:
             return None, self.refusal(401, "Unauthorized: an OAuth access token is required "
                                       "(see the resource metadata)")
         try:
             claims = await self.verify(token)
-        except Refused as e:
+        except TokenRefused as e:
             log.info("http: refused an access token: %s", e)
             return None, self.refusal(401, "Unauthorized: the access token is not valid here: "
                                       "%s" % e, error="invalid_token")
@@ -264,4 +264,4 @@ class OAuth:
         if scope.get("path") != "/mcp" and READ not in granted:   # the dashboard's data
             return None, self.refusal(403, "Forbidden: this needs the OAuth scope " + READ,
                                       error="insufficient_scope")
-        return Client("oauth %s" % str(who)[:200], granted), None
+        return Caller("oauth %s" % str(who)[:200], granted), None

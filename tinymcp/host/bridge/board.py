@@ -7,6 +7,7 @@ import logging
 import re
 
 from tinymcp import protocol
+from tinymcp.host.bridge.methods import CLIENT_NOTIFICATIONS
 from tinymcp.host.bridge.wire import reason
 
 log = logging.getLogger("tinymcp.bridge.board")
@@ -29,7 +30,6 @@ REPL_SIGNS = (b"NameError: name 'true'", b"NameError: name 'false'", b"NameError
 SUSPECT_SIGNS = (b"Traceback (most recent call last)", b"raw REPL; CTRL-B to exit")
 _BANNER = re.compile(rb"MicroPython \S+ on \d")   # v1.24.1 or a build's hash: its REPL's banner
 # Notifications only a client sends: seen from the board, they are an echo, not news.
-CLIENT_NOTIFICATIONS = ("notifications/initialized", "notifications/roots/list_changed")
 CLIENT_CAPABILITIES = {"roots": {"listChanged": True}, "sampling": {},
                        "elicitation": {"form": {}, "url": {}}}
 LINK_KEY = protocol.LINK_KEY  # the board's link offer, in initialize's capabilities.experimental
@@ -138,6 +138,24 @@ class Pending:
             self.future.set_result(msg)
 
 
+class Unheard:
+    # The listener of a board session nobody listens to (a seams.BoardEvents): a lone check.
+    def on_notification(self, msg):
+        pass
+
+    def on_request(self, msg):
+        pass
+
+    async def on_ready(self):
+        pass
+
+    def on_lost(self):
+        pass
+
+
+QUIET = Unheard()
+
+
 class BoardSession:
     init_interval = 1.0   # seconds between initialize attempts while the board is silent
     restart_every_s = 30.0  # at most one restart of a board that does not serve per this long
@@ -145,13 +163,13 @@ class BoardSession:
     repl_probe_s = 5.0      # at the REPL without a restart: an empty line this often, to notice
 
     def __init__(self, connect, timeout=10.0, link_mode="json", restart=True, client_info=None,
-                 on_notification=None, on_request=None, on_ready=None, on_lost=None):
-        # connect(on_message, on_noise, on_state) -> the link to the board. The callbacks:
-        # on_notification(msg) and on_request(msg) for what the board sends; async on_ready()
-        # after each initialize (before requests flow: the replay); on_lost() when a ready
-        # session ends (a reset, an unplug).
-        self.link = connect(on_message=self._message, on_noise=self._noise,
-                            on_state=self._link_state)
+                 events=None):
+        # connect(events) -> the link to the board (a seams.BoardLink), which tells this session
+        # what it sees (the session is its seams.LinkEvents). events (a seams.BoardEvents) is
+        # told: on_notification(msg) and on_request(msg) for what the board sends; async
+        # on_ready() after each initialize (before requests flow: the replay); on_lost() when a
+        # ready session ends (a reset, an unplug).
+        self.link = connect(self)
         self.timeout = timeout
         self.link_mode = link_mode  # json | auto (CBOR if the board offers it) | cbor (same, or warn)
         self.restart_boards = restart  # False (--no-restart): never send the board 0x03 / Ctrl-D
@@ -159,10 +177,7 @@ class BoardSession:
         self.max_frame = DEFAULT_MAX_FRAME  # the longest frame the board reads, as it said
         self.identity = None        # who the board says it is (its link offer's "id")
         self.client_info = client_info or {"name": "tinymcp-bridge", "version": "0.1.0"}
-        self.on_notification = on_notification or (lambda msg: None)
-        self.on_request = on_request or (lambda msg: None)
-        self.on_ready = on_ready
-        self.on_lost = on_lost or (lambda: None)
+        self.events = events or QUIET
         # A link opening for the first time (a board on the network) is worth waiting for.
         self.state = "connected" if self.link.connected or self.link.first_try else "disconnected"
         self.ready = asyncio.Event()
@@ -327,7 +342,7 @@ class BoardSession:
 
     # -- input from the link --------------------------------------------------------------
 
-    def _message(self, msg):
+    def on_message(self, msg):
         if "method" in msg:
             self._board_message(msg)
             return
@@ -387,9 +402,9 @@ class BoardSession:
             # Our own frame coming back: a REPL (not the MCP server) is echoing the line.
             self._saw_repl("it echoes the bridge's frames")
         elif "id" in msg:
-            self.on_request(msg)
+            self.events.on_request(msg)
         elif method not in CLIENT_NOTIFICATIONS:
-            self.on_notification(msg)
+            self.events.on_notification(msg)
 
     def _board_limit(self, msg):
         # The board discarded a frame as too long, so its limit is lower than the bridge
@@ -399,7 +414,7 @@ class BoardSession:
             self.max_frame = limit
         log.warning("the board discarded a frame longer than %s bytes", limit)
 
-    def _noise(self, line):
+    def on_noise(self, line):
         for mark in BOOT_MARKS:
             if mark in line:
                 self.reset("boot banner %r" % line[:60])
@@ -478,7 +493,7 @@ class BoardSession:
             self.ready.clear()
             self._order.clear()
             self._start_init()
-            self.on_lost()
+            self.events.on_lost()
         elif not self._repl_warned:
             log.warning("the board seems to be at its Python REPL (%s): does its main.py "
                         "serve MCP?", why)
@@ -521,7 +536,7 @@ class BoardSession:
         loop.call_later(0.3, self.link.send_raw, b"\x02\x04\n")
         return True
 
-    def _link_state(self, up):
+    def on_state(self, up):
         if up:
             log.info("board port %s up; initializing", self.link.device)
             self.state = "connected"
@@ -541,7 +556,7 @@ class BoardSession:
             p.settle(error(DISCONNECTED, "Board disconnected: %s went away while the request "
                            "was in flight" % self.link.device, "disconnected"))
         if was_ready:
-            self.on_lost()
+            self.events.on_lost()
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -574,7 +589,7 @@ class BoardSession:
         # first, so that one still settles the limbo; a reset during the replay starts over.
         self._start_init(restart=was_ready)
         if was_ready:
-            self.on_lost()
+            self.events.on_lost()
 
     def _start_init(self, restart=True):
         # restart: abandon an initialize in progress (the board it was talking to is gone).
@@ -716,11 +731,10 @@ class BoardSession:
             log.info("board ready: %s %s on %s, protocol %s, frames up to %d bytes",
                      info.get("name"), info.get("version"), self.link.device,
                      self.init_result.get("protocolVersion"), self.max_frame)
-            if self.on_ready is not None:
-                try:
-                    await self.on_ready()
-                except Exception:
-                    log.exception("replay after initialize failed")
+            try:
+                await self.events.on_ready()
+            except Exception:
+                log.exception("replay after initialize failed")
             if self.state != "ready":
                 return  # reset or unplugged during the replay: a new attempt is under way
             for p in list(self.pending.values()):
@@ -783,4 +797,4 @@ class BoardSession:
                 task.cancel()
         self.link.close()
         if self.state != "disconnected":
-            self._link_state(False)
+            self.on_state(False)

@@ -5,14 +5,16 @@
 import hashlib
 import re
 
+from tinymcp.host.bridge.methods import LISTS
+
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")   # what a host may rely on for a tool name
 LABEL = re.compile(r"^[a-z][a-z0-9-]{0,23}$")  # a letter first: LABEL+URI keeps a valid scheme
-# kind -> (the board's list method, the result's key, the field that names an item)
-KINDS = {"tools": ("tools/list", "tools", "name"),
-         "prompts": ("prompts/list", "prompts", "name"),
-         "resources": ("resources/list", "resources", "uri"),
-         "templates": ("resources/templates/list", "resourceTemplates", "uriTemplate")}
-LISTS = {method: kind for kind, (method, _key, _field) in KINDS.items()}
+# kind -> (the board's list method, the result's key, the field that names an item); the list
+# methods are the catalogue's (methods.py).
+_SHAPES = {"tools": ("tools", "name"), "prompts": ("prompts", "name"),
+           "resources": ("resources", "uri"), "templates": ("resourceTemplates", "uriTemplate")}
+_METHOD = {kind: method for method, kind in LISTS.items()}
+KINDS = {kind: (_METHOD[kind],) + shape for kind, shape in _SHAPES.items()}
 # A board capability -> the kinds it lists.
 OFFERS = {"tools": ("tools",), "prompts": ("prompts",), "resources": ("resources", "templates")}
 

@@ -19,7 +19,7 @@ log = logging.getLogger("tinymcp.bridge.dashboard")
 # One board as the dashboard sees it: its label (None for a lone board given none) and the
 # bridge's session with it (state, init_result, and call(method, params, retry=...) -> message).
 # The router's boards have the same two attributes.
-Board = collections.namedtuple("Board", "label session")
+BoardRow = collections.namedtuple("BoardRow", "label session")
 
 CHARTS_ENV = "TINYMCP_CHARTS_DIR"
 CHART_FILES = {"uplot.js": ("uPlot.iife.min.js", "text/javascript; charset=utf-8"),
@@ -85,7 +85,7 @@ def _kind(value):
 
 
 def _pending(board):
-    # What the bridge withholds from hosts of this board (router.Board.pending: its pins).
+    # What the bridge withholds from hosts of this board (router.RoutedBoard.pending: its pins).
     pending = getattr(board, "pending", None)
     return pending() if pending is not None else []
 
@@ -230,7 +230,7 @@ class Dashboard:
     first_wait = 3.0        # the first poll waits this long for a first look at the boards
 
     def __init__(self, boards, events=None):
-        self.boards = boards          # fn() -> [Board(label, session)]
+        self.boards = boards          # fn() -> [BoardRow(label, session)]
         self.events = events          # fn() -> the bridge's recent events, newest first
         self.watches = {}             # board session -> Watch
         self.polled = None            # loop time of the last poll

@@ -16,6 +16,7 @@ from tinymcp.events import Events
 from tinymcp.eventtools import MAX_WAIT_S, STEP_MS, after, result, since
 
 from tinymcp.host.bridge.catalog import labelled_uri, slug
+from tinymcp.host.bridge.methods import LIST_CHANGED
 
 TOOL = "wait_for_event"
 KEPT = 128             # events the bridge keeps
@@ -37,9 +38,6 @@ DESCRIPTOR = {
                    "waiting without repeats." % DEFAULT_WAIT_S,
     "inputSchema": schema.obj(INPUTS), "outputSchema": schema.obj(OUTPUTS),
     "annotations": {"title": "Wait for event", "readOnlyHint": True, "openWorldHint": False}}
-LIST_KINDS = {"notifications/tools/list_changed": "tools",
-              "notifications/prompts/list_changed": "prompts",
-              "notifications/resources/list_changed": "resources"}
 
 
 def board_name(board):
@@ -86,8 +84,8 @@ class BridgeEvents:
                     del self.told[board]
                 else:
                     self.add(board, "resource_updated", uri)
-        elif method in LIST_KINDS:
-            self.add(board, LIST_KINDS[method] + "_changed")
+        elif method in LIST_CHANGED:
+            self.add(board, LIST_CHANGED[method] + "_changed")
 
     def _uri(self, board, uri):
         return labelled_uri(board.label, uri) if self.several else uri

@@ -23,7 +23,7 @@ MAX_CONNECTIONS = 128    # open connections; fewer when the process may open few
 MAX_HEADERS = 16 << 10   # the bytes of one request's header lines (names and values)
 ACCEPT_LOG_SECONDS = 10  # "cannot accept" is logged at most once per this long
 MESSAGE = "tinymcp.message"   # the scope key the decoded JSON body travels under
-CLIENT = "tinymcp.client"     # the scope key of who asks (auth.Client), once the Guard knows
+CLIENT = "tinymcp.client"     # the scope key of who asks (auth.Caller), once the Guard knows
 
 
 def is_loopback(host):

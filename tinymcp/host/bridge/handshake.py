@@ -8,14 +8,9 @@ from tinymcp.protocol import INVALID_PARAMS, INVALID_REQUEST, LEVELS, METHOD_NOT
 
 from tinymcp.host.bridge.fit import TASKS_SINCE, fit_initialize, fit_result
 from tinymcp.host.bridge.host import capabilities, err, log_failure
+from tinymcp.host.bridge.methods import NEEDS_INITIALIZE
 
 log = logging.getLogger("tinymcp.bridge.handshake")
-
-# Requests a session must be initialized for (anything else before initialize is not found).
-KNOWN = frozenset(("logging/setLevel", "tools/list", "tools/call", "resources/list",
-                   "resources/templates/list", "resources/read", "resources/subscribe",
-                   "resources/unsubscribe", "prompts/list", "prompts/get", "completion/complete",
-                   "tasks/get", "tasks/result", "tasks/list", "tasks/cancel"))
 
 
 class HostCall:
@@ -93,7 +88,7 @@ class HostCall:
                                "params": dict(params, requestId=oid)})
 
 
-class Handshake:
+class HandshakeEra:
     # Serves handshake-era requests of any host session through the router.
 
     def __init__(self, router, subs, timeout):
@@ -114,7 +109,7 @@ class Handshake:
         if not session.initialized and session.initializing is not None:
             await session.initializing   # a client that did not wait for its initialize
         if not session.initialized:
-            if method in KNOWN:
+            if method in NEEDS_INITIALIZE:   # else not found before initialize
                 return err(INVALID_REQUEST, "Server not initialized: send initialize first")
             return err(METHOD_NOT_FOUND, "Method not found: " + method)
         if method == "logging/setLevel":

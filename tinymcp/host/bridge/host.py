@@ -42,7 +42,7 @@ def invalid(rid, why=None):
         "code": INVALID_REQUEST, "message": "Invalid Request" + (": " + why if why else "")}}
 
 
-class Batch:
+class HostBatch:
     # The answers to one JSON-RPC batch, gathered: deliver(list) once the last one is in.
     __slots__ = ("answers", "waiting", "deliver", "closed")
 
@@ -73,15 +73,14 @@ class Batch:
 class HostSession:
     # One MCP client. send(msg, related=None) delivers a message to it; related is the id of
     # the client's request a message belongs to (Streamable HTTP routes it to that stream).
-    # serve(session, id, method, params) -> the reply to a request; notified(session, method,
-    # params) for a notification; closed(session) once it has ended.
+    # hosts (a seams.SessionEvents): serve(session, id, method, params) -> the reply to a
+    # request; notified(session, method, params) for a notification; closed(session) once it
+    # has ended.
 
-    def __init__(self, send, label, serve, notified, closed, unanswered=None):
+    def __init__(self, send, label, hosts, unanswered=None):
         self.send = send
         self.label = label
-        self._serve_request = serve
-        self._notified = notified
-        self._closed = closed
+        self.hosts = hosts
         self.unanswered = unanswered or (lambda rid: None)
         self.initialized = False
         self.era = None            # "handshake" after initialize, or "stateless" (2026-07-28)
@@ -92,7 +91,7 @@ class HostSession:
         self.level = LEVELS.index("info")
         self.tasks = {}            # host request id -> task serving it
         self.outgoing = {}         # our id for a request sent to the host -> future
-        self.batched = {}          # host request id -> the Batch its answer joins
+        self.batched = {}          # host request id -> the HostBatch its answer joins
         self._out_ids = itertools.count(1)
         self.closed = False
         self.logs_dropped = 0      # board log lines not sent since the last one that was
@@ -116,7 +115,7 @@ class HostSession:
             deliver(invalid(None, "an empty batch" if not items else
                             "JSON-RPC batches are supported only in protocol " + BATCHES))
             return
-        batch = Batch(deliver)
+        batch = HostBatch(deliver)
         for msg in items:
             try:
                 self._receive(msg, batch)
@@ -148,7 +147,7 @@ class HostSession:
         params = msg.get("params")
         if "id" not in msg:
             if params is None or type(params) is dict:
-                self._notified(self, method, params or {})
+                self.hosts.notified(self, method, params or {})
             else:
                 log.debug("dropped %s from %s: params is not an object", method, self.label)
             return
@@ -166,7 +165,7 @@ class HostSession:
 
     async def _serve(self, rid, method, params):
         try:
-            reply = await self._serve_request(self, rid, method, params)
+            reply = await self.hosts.serve(self, rid, method, params)
         except asyncio.CancelledError:
             self.unanswered(rid)   # the host cancelled it: no response goes out
             reply = None
@@ -234,4 +233,4 @@ class HostSession:
         for future in self.outgoing.values():
             if not future.done():
                 future.set_result(err(INTERNAL_ERROR, "the host went away"))
-        self._closed(self)
+        self.hosts.closed(self)

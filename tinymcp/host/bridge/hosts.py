@@ -5,37 +5,37 @@ import logging
 
 from tinymcp.protocol import INVALID_PARAMS, LEVELS
 
-from tinymcp.host.bridge.handshake import Handshake
+from tinymcp.host.bridge.handshake import HandshakeEra
 from tinymcp.host.bridge.host import HostSession, err
-from tinymcp.host.bridge.stateless import Stateless, is_stateless
+from tinymcp.host.bridge.stateless import StatelessEra, is_stateless
 from tinymcp.host.bridge.subscriptions import Subscriptions
 
 log = logging.getLogger("tinymcp.bridge.hosts")
 
 
 class Hosts:
-    # make_router(on_list_changed, on_updated, on_log) -> the router, told what the boards say
-    # that belongs to no single host call. timeout: how long a board has to answer.
+    # make_router(hosts) -> the router, which tells these hosts (a seams.HostEvents) what the
+    # boards say that belongs to no single host call. Each host session tells them (a
+    # seams.SessionEvents) its requests, its notifications and its end; the fronts open
+    # sessions here (a seams.HostFront). timeout: how long a board has to answer.
 
     def __init__(self, make_router, timeout):
         self.timeout = timeout
         self.sessions = []
-        self.router = make_router(on_list_changed=self._list_changed, on_updated=self._updated,
-                                  on_log=self._board_log)
-        self.subs = Subscriptions(self.router.subscribe, self.router.unsubscribe)
-        self.handshake = Handshake(self.router, self.subs, timeout)
-        self.stateless = Stateless(self.router, self.subs, timeout)
+        self.router = make_router(self)
+        self.subs = Subscriptions(self.router)
+        self.handshake = HandshakeEra(self.router, self.subs, timeout)
+        self.stateless = StatelessEra(self.router, self.subs, timeout)
         self._owners = itertools.count(1)
 
     def open_session(self, send, label, unanswered=None):
-        session = HostSession(send, label, serve=self._serve, notified=self._notified,
-                              closed=self._closed, unanswered=unanswered)
+        session = HostSession(send, label, self, unanswered=unanswered)
         session.owner = "host-%d" % next(self._owners)   # its name to the boards (leases)
         self.sessions.append(session)
         log.info("host session %s opened", label)
         return session
 
-    async def _serve(self, session, rid, method, params):
+    async def serve(self, session, rid, method, params):
         if params is not None and type(params) is not dict:
             return err(INVALID_PARAMS, 'Invalid params: "params" must be an object')
         if session.era == "stateless" or (session.era is None and session.initializing is None
@@ -43,7 +43,7 @@ class Hosts:
             return await self.stateless.serve(session, rid, method, params)
         return await self.handshake.serve(session, rid, method, params)
 
-    def _notified(self, session, method, params):
+    def notified(self, session, method, params):
         if method == "notifications/initialized":
             return
         if method == "notifications/cancelled":
@@ -53,7 +53,7 @@ class Hosts:
         else:
             log.debug("dropped %s from %s", method, session.label)
 
-    def _closed(self, session):
+    def closed(self, session):
         if session in self.sessions:
             self.sessions.remove(session)
         self.subs.drop(session)
@@ -66,15 +66,15 @@ class Hosts:
     def _handshake_sessions(self):
         return [s for s in self.sessions if s.initialized and s.era == "handshake"]
 
-    def _list_changed(self, method):
+    def on_list_changed(self, method):
         for session in self._handshake_sessions():
             session.send({"jsonrpc": "2.0", "method": method})
         self.subs.list_changed(method)
 
-    def _updated(self, uri, params):
+    def on_updated(self, uri, params):
         self.subs.updated(uri, params)
 
-    def _board_log(self, msg):
+    def on_log(self, msg):
         # A board's log line during none of the hosts' calls: to every handshake-era host that
         # asked for that level.
         rank = LEVELS.index(msg["params"]["level"])

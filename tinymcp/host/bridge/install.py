@@ -1,6 +1,5 @@
 # tinymcp-bridge --install HOST / --print-config HOST: the bridge, with the options given, as one
 # server entry in a desktop host's own MCP config file, every other thing in that file kept.
-import collections
 import json
 import os
 import re
@@ -11,27 +10,9 @@ import tempfile
 
 from tinymcp.host.bridge.link import PortError, is_url
 
-# key: the servers' key in the file; files: where the file is, per OS layout ("~" the home,
-# "%APPDATA%" Windows' roaming folder, "$XDG" the Linux config folder); typed: the entry says
-# "type": "stdio"; then: what makes the host load it.
-Host = collections.namedtuple("Host", "title key files typed then")
-HOSTS = {
-    "claude-desktop": Host("Claude Desktop", "mcpServers", {
-        "darwin": "~/Library/Application Support/Claude/claude_desktop_config.json",
-        "win32": "%APPDATA%/Claude/claude_desktop_config.json",
-        "linux": "$XDG/Claude/claude_desktop_config.json"}, False,
-        "quit Claude Desktop completely and start it again to load it"),
-    "vscode": Host("VS Code", "servers", {
-        "darwin": "~/Library/Application Support/Code/User/mcp.json",
-        "win32": "%APPDATA%/Code/User/mcp.json",
-        "linux": "$XDG/Code/User/mcp.json"}, True,
-        "VS Code sees the change; start the server from MCP: List Servers"),
-    "cursor": Host("Cursor", "mcpServers", {"*": "~/.cursor/mcp.json"}, False,
-                   "restart Cursor, or turn the server on in Cursor Settings > MCP"),
-    "claude-code": Host("Claude Code", "mcpServers", {"*": "~/.claude.json"}, True,
-                        "new Claude Code sessions have it (claude mcp list shows it)"),
-}
-BOARD_TOKEN_ENV = "TINYMCP_BOARD_TOKEN"
+from tinymcp.host.bridge.hostconfigs import HOSTS
+from tinymcp.host.bridge.options import BOARD_TOKEN_ENV, build_parser, checked
+
 SECRETS = (BOARD_TOKEN_ENV, "TINYMCP_MQTT_PASSWORD")   # env values --print-config never shows
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 # Options of a bridge a host starts on stdio; the rest have no place in its config.
@@ -44,7 +25,7 @@ NOT_INSTALLED = (("http", "--http"), ("token", "--token"), ("demo", "--demo"),
 TAKEN_OUT = ("--install", "--print-config", "--name", "--board-token", "--trust")
 
 
-class Refused(Exception):
+class ConfigRefused(Exception):
     pass
 
 
@@ -133,14 +114,14 @@ def entry(host, command, env):
 def read_config(path):
     # -> the file's top-level object ({} for a missing or empty file). Trailing commas (VS Code
     # writes JSON with comments, JSONC) are read; comments are refused, as rewriting would lose
-    # them. Whatever cannot be read is Refused, and the file is left as it is.
+    # them. Whatever cannot be read is ConfigRefused, and the file is left as it is.
     try:
         with open(path, encoding="utf-8-sig") as f:
             text = f.read()
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as e:
-        raise Refused("cannot read %s (%s)" % (path, getattr(e, "strerror", None) or e))
+        raise ConfigRefused("cannot read %s (%s)" % (path, getattr(e, "strerror", None) or e))
     if not text.strip():
         return {}
     try:
@@ -148,15 +129,15 @@ def read_config(path):
     except ValueError:
         plain = _without_trailing_commas(text)
         if plain is None:
-            raise Refused("%s has comments, which rewriting it would lose; left as it is: add "
+            raise ConfigRefused("%s has comments, which rewriting it would lose; left as it is: add "
                           "the entry --print-config shows yourself" % path) from None
         try:
             config = json.loads(plain)   # the same lines: only commas were taken out
         except ValueError as e:
-            raise Refused("%s is not JSON (line %d: %s); left as it is" % (path, e.lineno, e.msg)) \
+            raise ConfigRefused("%s is not JSON (line %d: %s); left as it is" % (path, e.lineno, e.msg)) \
                 from None
     if type(config) is not dict:
-        raise Refused("%s holds no JSON object; left as it is" % path)
+        raise ConfigRefused("%s holds no JSON object; left as it is" % path)
     return config
 
 
@@ -207,7 +188,7 @@ def merge(path, host, name, server, out, err):
     config = read_config(path)
     servers = config.setdefault(HOSTS[host].key, {})
     if type(servers) is not dict:
-        raise Refused("%s: %r is not an object; left as it is" % (path, HOSTS[host].key))
+        raise ConfigRefused("%s: %r is not an object; left as it is" % (path, HOSTS[host].key))
     if servers.get(name) == server:
         print("tinymcp-bridge: %r is already in %s as it would be written; nothing changed"
               % (name, path), file=out)
@@ -239,7 +220,6 @@ def main(argv, platform=sys.platform, environ=os.environ, out=None, err=None):
     # tinymcp-bridge --install HOST | --print-config HOST [--name NAME] [bridge options]; the
     # layout of platform, home and APPDATA from environ (tests give each OS's, in a fake home).
     out, err = out or sys.stdout, err or sys.stderr
-    from tinymcp.host.bridge.cli import build_parser, checked
     parser = build_parser()
     parser.allow_abbrev = False   # the options go into a file people read: spelled in full
     args = parser.parse_args(argv)
@@ -287,7 +267,7 @@ def main(argv, platform=sys.platform, environ=os.environ, out=None, err=None):
                   "$TINYMCP_MQTT_PASSWORD of the entry; the file is readable by you only"
                   % path, file=err)
         return 0
-    except (Refused, PortError) as e:
+    except (ConfigRefused, PortError) as e:
         print("tinymcp-bridge: %s" % e, file=err)
         return 2
     except OSError as e:

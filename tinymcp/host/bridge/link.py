@@ -271,21 +271,19 @@ class PortThreads:
 
 
 class Link:
-    # Owns the port. Calls on_message(dict) per frame, on_noise(bytes) per other line and
-    # on_state(connected: bool) when the port appears or goes away. token: what a board on the
-    # network wants first on every connection (its TOKEN line); serial ports never get it.
+    # Owns the port (a seams.BoardLink). Tells events (a seams.LinkEvents) on_message(dict) per
+    # frame, on_noise(bytes) per other line and on_state(connected) when the port appears or
+    # goes away. token: what a board on the network wants first on every connection (its TOKEN
+    # line); serial ports never get it.
 
-    def __init__(self, device, baud=115200, port=None, token=None, *, on_message, on_noise,
-                 on_state):
+    def __init__(self, device, baud=115200, port=None, token=None, *, events):
         self.device = device
         self.baud = baud
         self.port = port
         self.network = is_url(device)
         self.token = token if self.network else None
         self.reopen_interval = 1.0 if self.network else 0.25
-        self.on_message = on_message
-        self.on_noise = on_noise
-        self.on_state = on_state
+        self.events = events
         self._lines = LineSplitter(MAX_LINE)
         self._prompted = False               # the line begun now ends in a prompt, told
         self._urgent = collections.deque()   # frames to write before the queue: cancels, pings
@@ -321,7 +319,7 @@ class Link:
                     log.log(logging.WARNING if self.first_try else logging.DEBUG, "%s", e)
                     if self.first_try:   # it was worth waiting for; now it is missing
                         self.first_try = False
-                        self.on_state(False)
+                        self.events.on_state(False)
                     await asyncio.sleep(self.reopen_interval)
                     continue
                 self.first_try = False
@@ -337,7 +335,7 @@ class Link:
                            urgent=True)
             # A newline first: a half frame the board holds from before ends, and is ignored.
             self.write(b"\n", urgent=True)
-            self.on_state(True)
+            self.events.on_state(True)
             try:
                 await self._lost
             finally:
@@ -347,7 +345,7 @@ class Link:
             if not self._closed:
                 log.log(logging.DEBUG if self._refused else logging.WARNING,
                         "port %s lost; waiting for it to come back", self.device)
-                self.on_state(False)
+                self.events.on_state(False)
                 if self._refused:   # a slow retry, never a tight loop
                     await asyncio.sleep(REFUSED_RETRY)
 
@@ -389,7 +387,7 @@ class Link:
         if not self._prompted and partial.endswith(PROMPTS):
             self._prompted = True
             log.debug("noise: a prompt %r", bytes(partial[-80:]))
-            self.on_noise(bytes(partial[-200:]))
+            self.events.on_noise(bytes(partial[-200:]))
 
     def _line(self, line):
         if line and is_cbor(line):
@@ -403,7 +401,7 @@ class Link:
                 msg, noise = self._salvage(noise)
         if noise:
             log.debug("noise: %r", noise[:200])
-            self.on_noise(noise)
+            self.events.on_noise(noise)
         if msg is not None:
             self.frames_in += 1
             if msg.get("id") is None and reason(msg) == protocol.UNAUTHORIZED:
@@ -413,7 +411,7 @@ class Link:
                 log.info("%s accepted the token", self.device)
                 self._refused = 0
             try:
-                self.on_message(msg)
+                self.events.on_message(msg)
             except Exception:  # one odd frame must not cost the frames behind it
                 log.exception("handling a frame from the board: %s", str(msg)[:200])
 

@@ -1,7 +1,7 @@
 # --mqtt: boards behind an MQTT 5 broker, as EMQX's "MCP over MQTT" specification says for a
 # client. One broker connection per --mqtt URL (paho-mqtt, its own thread); a board's retained
 # presence is its discovery, an empty one (its will, or its goodbye) its unplug. Each board found
-# is one more board of the router, with an MqttLink under its BoardSession: initialize goes to
+# is one more board of the router, with a BrokerLink under its BoardSession: initialize goes to
 # the board's control topic, everything after to its RPC topic; what the board says comes from
 # the RPC topic and its capability topic (list changes, resource updates). A board that goes
 # away and comes back gets its label again. paho is imported only when --mqtt is given.
@@ -179,7 +179,7 @@ def _decode(payload):
     return msg if type(msg) is dict and msg.get("jsonrpc") == "2.0" else None
 
 
-class MqttLink:
+class BrokerLink:
     # The link of one board behind the broker, as a BoardSession uses a serial Link: up while
     # the broker connection is (the board is only served while its presence is there).
     # welcome: the board's answer to the broker's initialize, which found it: the session's
@@ -187,16 +187,14 @@ class MqttLink:
     network = True
     first_try = True
 
-    def __init__(self, broker, server_id, server_name, *, on_message, on_noise, on_state,
-                 welcome=None):
+    def __init__(self, broker, server_id, server_name, *, events, welcome=None):
         self.broker = broker
         self.server_id = server_id
         self.server_name = server_name
         self.device = "%s %s/%s" % (broker.shown, server_id, server_name)
         self.control = "$mcp-server/%s/%s" % (server_id, server_name)
         self.rpc = "$mcp-rpc/%s/%s/%s" % (broker.client_id, server_id, server_name)
-        self.on_message = on_message
-        self.on_state = on_state
+        self.events = events      # a seams.LinkEvents: its board session
         self.welcome = welcome
         self.unverified = broker.unverified   # --mqtt-insecure on a broker without ACLs
         self.mode = "json"
@@ -210,7 +208,7 @@ class MqttLink:
     async def run(self):
         self._closed = asyncio.get_running_loop().create_future()
         if self.broker.connected:
-            self.on_state(True)
+            self.events.on_state(True)
         await self._closed
 
     def deliver(self, msg):
@@ -218,7 +216,7 @@ class MqttLink:
         if self.unverified:
             _mark_unverified(msg, self.broker.shown)
         try:
-            self.on_message(msg)
+            self.events.on_message(msg)
         except Exception:  # one odd message must not cost the messages behind it
             log.exception("handling a message from %s: %s", self.device, str(msg)[:200])
 
@@ -648,8 +646,8 @@ class Broker:
         del self.asking[key]
         made = []
 
-        def make_link(**callbacks):
-            made.append(MqttLink(self, key[0], key[1], welcome=msg["result"], **callbacks))
+        def make_link(events):
+            made.append(BrokerLink(self, key[0], key[1], events=events, welcome=msg["result"]))
             return made[0]
         handle = self.serve(key, make_link)
         self.boards[key] = (made[0], handle)

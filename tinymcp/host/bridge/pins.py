@@ -83,7 +83,7 @@ def difference(kind, before, now):
     return fields, _short(diff)
 
 
-class Pins:
+class PinBook:
     # The pins file: {"format": 1, "boards": {key: {"label", "origin", "accepted", kind: [entry],
     # "instructions": text or null}}}. A key is a board's label and its origin (its sim path,
     # its port or URL, its broker and server-id). Written whole, atomically, at each change.

@@ -3,7 +3,6 @@
 # what each board offers, maps progress tokens, keeps each board's subscriptions and logging level
 # across its resets, and hands what a board says during a host's call to that call only.
 import asyncio
-import functools
 import itertools
 import logging
 
@@ -14,21 +13,15 @@ from tinymcp.templates import Refused as TemplateRefused, match as template_matc
     parse as template_parse
 
 from tinymcp.host.bridge import compact as compact_surface
-from tinymcp.host.bridge.catalog import (KINDS, LISTS, OFFERS, Catalog, labelled_uri, outward,
-                                         slug, split_name, split_uri)
+from tinymcp.host.bridge.catalog import (KINDS, OFFERS, Catalog, labelled_uri, outward, slug,
+                                         split_name, split_uri)
 from tinymcp.host.bridge.events import TOOL as WAIT_TOOL, BridgeEvents
 from tinymcp.host.bridge.host import err, log_failure
+from tinymcp.host.bridge.methods import HANDSHAKE_TASKS, LIST_CHANGED, LISTS, RETRIED
 from tinymcp.host.bridge.pins import trust_command
 
 log = logging.getLogger("tinymcp.bridge.router")
 
-# Methods that only read: answered again after a board reset without side effects.
-READ_ONLY = frozenset(("tools/list", "resources/list", "resources/templates/list",
-                       "resources/read", "resources/subscribe", "prompts/list", "prompts/get",
-                       "completion/complete"))
-LIST_CHANGED = {"notifications/tools/list_changed": "tools",
-                "notifications/prompts/list_changed": "prompts",
-                "notifications/resources/list_changed": "resources"}
 LIST_CHANGED_GAP = 0.25   # seconds: a burst of list changes is told once per gap
 MAX_PAGES = 100           # pages of one list the bridge follows (a board may loop its cursors)
 LIST_WAIT = 5.0           # seconds a list waits for boards that are starting when none is ready
@@ -37,8 +30,6 @@ BRIDGE_INFO = {"name": "tinymcp-bridge", "version": "0.1.0"}
 # What hosts are told with several boards: boards come and go, and their lists with them.
 SEVERAL_CAPABILITIES = {"tools": {"listChanged": True}, "prompts": {"listChanged": True},
                         "resources": {"subscribe": True, "listChanged": True}}
-# Tasks (2025-11-25): relayed to the board that owns the task, for the host that created it.
-TASK_METHODS = frozenset(("tasks/get", "tasks/result", "tasks/list", "tasks/cancel"))
 TASK_WAIT = 3600.0        # seconds a tasks/result may wait for its task to end on the board
 LONG_CALL = 660.0         # seconds a plain call of a tool that can run as a task may take
 TERMINAL = ("completed", "failed", "cancelled")
@@ -50,9 +41,11 @@ def background(coro):
     asyncio.get_running_loop().create_task(coro).add_done_callback(log_failure)
 
 
-class Board:
-    # One board behind the bridge: its label, the bridge's session with it, what it offers.
-    def __init__(self, label):
+class RoutedBoard:
+    # One board behind the bridge: its label, the bridge's session with it, what it offers. It
+    # is its session's listener (a seams.BoardEvents): what the board says goes to the router.
+    def __init__(self, label, router=None):
+        self.router = router
         self.label = label        # None while unknown (a board found by --port auto)
         self.named = label is not None   # given on the command line, not taken from the board
         self.identity = None      # who the board said it was when it got its label
@@ -76,6 +69,18 @@ class Board:
         # What the pins withhold from hosts now (the dashboard's list).
         return self.pinned.changes() if self.pinned is not None else []
 
+    def on_notification(self, msg):
+        self.router.board_notification(self, msg)
+
+    def on_request(self, msg):
+        self.router.board_request(self, msg)
+
+    async def on_ready(self):
+        await self.router.board_ready(self)
+
+    def on_lost(self):
+        self.router.board_lost(self)
+
     def run(self, coro):
         # A task that lives as long as this board is served (its link, its simulated process).
         task = asyncio.get_running_loop().create_task(coro)
@@ -87,16 +92,14 @@ class Board:
 class Router:
     # several: tools are LABEL_TOOL and resources LABEL+URI (two or more boards, or --port auto);
     # compact (with several): a tool the boards share is one, with a "board" argument (compact.py).
-    # on_list_changed(method), on_updated(uri, params) and on_log(msg) tell the hosts what no
-    # single host call owns.
+    # hosts (a seams.HostEvents) is told on_list_changed(method), on_updated(uri, params) and
+    # on_log(msg): what no single host call owns.
 
-    def __init__(self, several, on_list_changed, on_updated, on_log, compact=False, pins=None):
+    def __init__(self, several, hosts, compact=False, pins=None):
         self.several = several
-        self.pins = pins          # pins.Pins: what each board declared, as the user accepted it
+        self.pins = pins          # pins.PinBook: what each board declared, as the user accepted it
         self.compact = several and compact
-        self.on_list_changed = on_list_changed
-        self.on_updated = on_updated
-        self.on_log = on_log
+        self.hosts = hosts
         self.boards = []
         self.tokens = {}          # bridge progress token -> (board, host call, host's token)
         self.levels = {}          # host -> the level it asked for (an index in LEVELS)
@@ -115,18 +118,15 @@ class Router:
     # -- the boards -------------------------------------------------------------------------
 
     def add(self, label, make_session, origin=None, pin_label=None):
-        # A board served from now on; make_session(**callbacks) -> its BoardSession. origin:
-        # what identifies it besides its label (its sim path, its port), else the link's.
-        board = Board(label)
+        # A board served from now on; make_session(events) -> its BoardSession, telling events
+        # (the RoutedBoard) what the board says. origin: what identifies it besides its label
+        # (its sim path, its port), else the link's.
+        board = RoutedBoard(label, self)
         board.origin, board.pin_label = origin, pin_label
         if label is not None:
             self.labels_seen.add(label)
             self._refuse_foreign()
-        board.session = make_session(
-            on_notification=functools.partial(self._notification, board),
-            on_request=functools.partial(self._board_request, board),
-            on_ready=functools.partial(self._ready, board),
-            on_lost=functools.partial(self._lost, board))
+        board.session = make_session(board)
         self.boards.append(board)
         board.run(board.session.run())
         return board
@@ -244,7 +244,7 @@ class Router:
         # call: the host's call it belongs to (what the board asks or logs meanwhile goes there).
         if method == "tools/call" and params.get("name") == WAIT_TOOL:
             return await self.events.call(params, call)   # the bridge's own, across the boards
-        if method in TASK_METHODS:
+        if method in HANDSHAKE_TASKS:   # to the board that owns the task
             return await self._task_request(method, params, call)
         if not self.several:
             board = self.boards[0]
@@ -448,7 +448,7 @@ class Router:
 
     async def _forward(self, board, method, params, call):
         forward, token = self._map_progress(params, board, call)
-        retry = method in READ_ONLY or (method == "tools/call" and
+        retry = method in RETRIED or (method == "tools/call" and
                                         board.catalog.read_only.get(params.get("name")) is True)
         if method == "tools/call" and not retry:   # a tool that may switch an output
             forward = self._owned(forward, call)
@@ -622,7 +622,7 @@ class Router:
 
     # -- a board's lifecycle ----------------------------------------------------------------
 
-    async def _ready(self, board):
+    async def board_ready(self, board):
         # After every (re)initialize: the board forgot our level and subscriptions; what it
         # offers is learned again.
         session = board.session
@@ -662,7 +662,7 @@ class Router:
         elif "tools" in changed:   # a different firmware came back after the reset
             self._changed("tools")
 
-    def _lost(self, board):
+    def board_lost(self, board):
         # The board's session ended (a reset, an unplug): with several, its tools go meanwhile.
         self.events.left(board)
         if self.several and board.listed:
@@ -717,7 +717,7 @@ class Router:
 
     # -- what a board says ------------------------------------------------------------------
 
-    def _notification(self, board, msg):
+    def board_notification(self, board, msg):
         method = msg["method"]
         params = msg.get("params") or {}
         self.events.heard(board, method, params)
@@ -734,7 +734,7 @@ class Router:
             if type(uri) is str:
                 if self.several:
                     uri = labelled_uri(board.label, uri)
-                self.on_updated(uri, dict(params, uri=uri))
+                self.hosts.on_updated(uri, dict(params, uri=uri))
         elif method == "notifications/cancelled":
             rid = params.get("requestId")
             call = board.asks.pop(rid, None) if type(rid) in (int, str) else None
@@ -765,11 +765,11 @@ class Router:
                 "/%s" % logger if type(logger) is str and logger else "")))
         running = board.session.running()
         if running is None or running.owner is None:   # none of a host's: the bridge's own
-            self.on_log(msg)
+            self.hosts.on_log(msg)
         else:
             running.owner.log(msg, LEVELS.index(params["level"]), running.gone)
 
-    def _board_request(self, board, msg):
+    def board_request(self, board, msg):
         # A request of the board to a host: only to the host call the board is running, and
         # refused at once when there is none, when it has ended, or when it cannot answer.
         bid = msg["id"]
@@ -840,7 +840,7 @@ class Router:
             self.telling[kind] = True
             return
         self.telling[kind] = False
-        self.on_list_changed("notifications/%s/list_changed" % kind)
+        self.hosts.on_list_changed("notifications/%s/list_changed" % kind)
         background(self._told(kind))
 
     async def _told(self, kind):
@@ -850,7 +850,7 @@ class Router:
                 if not self.telling[kind]:
                     return
                 self.telling[kind] = False
-                self.on_list_changed("notifications/%s/list_changed" % kind)
+                self.hosts.on_list_changed("notifications/%s/list_changed" % kind)
         finally:
             del self.telling[kind]
 

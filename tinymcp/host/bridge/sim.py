@@ -24,7 +24,7 @@ log = logging.getLogger("tinymcp.bridge.sim")
 
 def find_board(name):
     # BOARD (a bundled board: "sim") or PATH (a folder holding main.py, or a board's .py file)
-    # -> tree.Board, found as tinymcp-deploy --board finds it.
+    # -> tree.BoardSource, found as tinymcp-deploy --board finds it.
     try:
         return tree.find_board(name)[1]
     except DeployError as e:

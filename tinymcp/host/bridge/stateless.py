@@ -12,9 +12,11 @@ from tinymcp.context import CLIENT_NEEDS as NEEDS, missing
 from tinymcp.protocol import (INVALID_PARAMS, INVALID_REQUEST, LEVELS,
                               METHOD_NOT_FOUND, MISSING_CAPABILITY, RESOURCE_NOT_FOUND, STATELESS,
                               UNSUPPORTED_VERSION, VERSIONS as HANDSHAKE_VERSIONS)
-from tinymcp.stateless import HANDSHAKE_ONLY, SUBSCRIPTION_META
+from tinymcp.stateless import SUBSCRIPTION_META
 
 from tinymcp.host.bridge.host import capabilities, err, log_failure
+from tinymcp.host.bridge.methods import (ASKING, FORWARDED, LISTS, REMOVED, STATELESS_TASKS,
+                                         TASK_ROUTED)
 
 log = logging.getLogger("tinymcp.bridge.stateless")
 
@@ -22,16 +24,10 @@ LIST_TTL_MS = 60000     # lists change only with the firmware (and then list_cha
 SEVERAL_LIST_TTL_MS = 5000   # with several boards, also as boards come and go
 READ_TTL_MS = 0         # readings go stale at once
 DISCOVER_WAIT = 5.0     # seconds server/discover waits for a board that is still booting
-# Methods of the handshake era only: a 2026-07-28 request for them is not found.
-REMOVED = frozenset(HANDSHAKE_ONLY)
-LISTS = frozenset(("tools/list", "prompts/list", "resources/list", "resources/templates/list"))
-# Requests whose board handler may ask the client something: answered input_required.
-ASKING = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-FORWARDED = LISTS | frozenset(ASKING) | {"completion/complete"}
+# From the catalogue (methods.py): REMOVED, the handshake era's methods, are not found here;
+# ASKING, whose board handler may ask the client, are answered input_required.
 # The io.modelcontextprotocol/tasks extension, over the boards' 2025-11-25 tasks.
 TASKS = "io.modelcontextprotocol/tasks"
-TASK_METHODS = frozenset(("tasks/get", "tasks/update", "tasks/cancel", "tasks/result",
-                          "tasks/list"))
 
 
 def declares_tasks(caps):
@@ -117,7 +113,7 @@ class Exchange:
         pass   # the host is not waiting on it: its retry finds the call ended
 
 
-class Stateless:
+class StatelessEra:
     # Serves 2026-07-28 requests of any host session through the router.
 
     def __init__(self, router, subs, timeout):
@@ -170,7 +166,7 @@ class Stateless:
             return await self.discover()
         if method == "subscriptions/listen":
             return await self.listen(session, rid, params)
-        if method in TASK_METHODS:
+        if method in TASK_ROUTED:
             return self.finish(method, params, await self.task(session, rid, method, params,
                                                                caps))
         if method == "tools/call" and type(params.get("name")) is str:
@@ -199,7 +195,7 @@ class Stateless:
         return {"result": dict(modern_task(task), resultType="task")}
 
     async def task(self, session, rid, method, params, caps):
-        if method in ("tasks/result", "tasks/list"):
+        if method not in STATELESS_TASKS:   # tasks/result, tasks/list: the handshake era's
             return err(METHOD_NOT_FOUND, "Method not found: %s is not part of the %s extension"
                        % (method, TASKS))
         if not declares_tasks(caps):

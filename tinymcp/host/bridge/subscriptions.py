@@ -13,16 +13,17 @@ class Subscriptions:
     # A listener is (host session, stream): stream None for a handshake-era session, else the
     # id of its 2026-07-28 listen request (the stream its notifications are tagged with).
 
-    def __init__(self, subscribe, unsubscribe):
-        self._subscribe = subscribe       # async fn(uri) -> the board's reply: a first listener
-        self._unsubscribe = unsubscribe   # fn(uri): the last listener has gone
+    def __init__(self, boards):
+        # boards (a seams.SubscribingBoards: the router): async subscribe(uri) -> the board's
+        # reply, for a first listener; unsubscribe(uri) when the last listener has gone.
+        self.boards = boards
         self.uris = {}                    # uri -> {listener}
         self.streams = {}                 # (session, stream) -> what the stream was granted
 
     async def add(self, session, uri, stream=None):
         # -> {"result": {}}, or the board's error when it refused the first subscription.
         if uri not in self.uris:
-            reply = await self._subscribe(uri)
+            reply = await self.boards.subscribe(uri)
             if "result" not in reply:
                 return reply
         self.uris.setdefault(uri, set()).add((session, stream))
@@ -35,7 +36,7 @@ class Subscriptions:
         listeners.discard((session, stream))
         if not listeners:
             del self.uris[uri]
-            self._unsubscribe(uri)
+            self.boards.unsubscribe(uri)
 
     async def listen(self, session, stream, wanted, capabilities):
         # A 2026-07-28 listen request's notifications object -> what it is granted (the list

@@ -55,7 +55,7 @@ def _mpremote_romfs(name):
     return commands.CommandError, step
 
 
-# Board.romfs_survey's program (%r: the name of the stamp file): MicroPython walking the
+# MpremoteBoard.romfs_survey's program (%r: the name of the stamp file): MicroPython walking the
 # record headers of ROMFS partition 0 (kind 4 a directory, 5 a file, 2 data in place), no
 # file data read.
 SURVEY = ("try:\n import vfs\n f = vfs.rom_ioctl\nexcept (ImportError, AttributeError):\n f = None\n"
@@ -82,7 +82,7 @@ SURVEY = ("try:\n import vfs\n f = vfs.rom_ioctl\nexcept (ImportError, Attribute
           "print(repr(survey()))\n")
 
 
-class Board:
+class MpremoteBoard:
     # The board over mpremote's serial transport: raw REPL commands, file writes, resets.
     def __init__(self, port, baud=115200):
         try:

@@ -11,7 +11,7 @@ from tinymcp.host.deploy import DeployError
 from tinymcp.host.deploy import board as board_end
 from tinymcp.host.deploy import network, starter
 from tinymcp.host.deploy import romfs as romfs_image
-from tinymcp.host.deploy.board import Board, check_mpy, check_space, find_port, plan, probe_port, verify
+from tinymcp.host.deploy.board import MpremoteBoard, check_mpy, check_space, find_port, plan, probe_port, verify
 from tinymcp.host.deploy.files import CBOR_LINK, STATELESS, network_mode, repo_root
 from tinymcp.host.deploy.manifest import write_manifests
 from tinymcp.host.deploy.tree import device_tree
@@ -25,14 +25,14 @@ MODES = {"usb": "USB: no network.json, no network code", "tcp": "Wi-Fi TCP per n
 
 def deploy(tree, board, port, baud, build_dir, mpy_version, hard_reset=False, out=None, extra=(),
            source_lines=True, leave_out=(), romfs=None, wifi=None, usb=False, board_files=()):
-    # tree: a DeviceTree; board: a Board. romfs: True (--romfs), False (--no-romfs), None (the
+    # tree: a DeviceTree; board: a MpremoteBoard. romfs: True (--romfs), False (--no-romfs), None (the
     # ROMFS partition when the board has a usable one). wifi: (network.json bytes, token) to
     # serve on Wi-Fi (token None: through an MQTT broker); usb: remove it, back to USB.
     # board_files: [(device path, bytes)] copied beside network.json (its certificates).
     out = out or sys.stdout
     port = port or find_port()
     probe_port(port, baud)
-    b = Board(port, baud)
+    b = MpremoteBoard(port, baud)
     try:
         b.interrupt()
         # The network code follows the board's network.json: the one written now, else the one
@@ -144,7 +144,7 @@ def _dry_run(tree, board, a, extra, leave_out):
     # --dry-run --port: ask the board (its ROMFS partition, its network.json), build what a
     # deploy would, print the sizes, and let the board serve again. Nothing is written to it.
     probe_port(a.port, a.baud)
-    b = Board(a.port, a.baud)
+    b = MpremoteBoard(a.port, a.baud)
     try:
         b.interrupt()
         mode = ("usb" if a.usb else "mqtt" if a.mqtt else "tcp" if a.wifi is not None

@@ -182,7 +182,7 @@ def network_mode(settings):
 def board_files(root, board, extra=(), leave_out=(), network=None):
     # -> (sorted .py files the board runs, how they were found), named tinymcp/..., ports/...
     # and boards/NAME/... (tree.source finds them); root: a DeviceTree or a checkout's root;
-    # board: a Board, or a NAME|PATH. extra: more modules to ship (and what they import), e.g.
+    # board: a BoardSource, or a NAME|PATH. extra: more modules to ship (and what they import), e.g.
     # CBOR_LINK; leave_out: modules not to ship. network: a NETWORK key (the board's
     # network.json), None for every network mode (a firmware, which network.json may follow).
     tree = as_tree(root)

@@ -60,7 +60,7 @@ def build(root, board, out_dir, mpy_version=DEFAULT_MPY, extra=(), source_lines=
           leave_out=(), network=None):
     # Write the board's tree to out_dir: main.py as source, the rest as .mpy in its package
     # layout. -> [(device path, bytes, source bytes)] in copy order (main.py last). root: a
-    # DeviceTree or a checkout's root; board: a Board or a NAME|PATH; network: files.NETWORK's.
+    # DeviceTree or a checkout's root; board: a BoardSource or a NAME|PATH; network: files.NETWORK's.
     tree = as_tree(root)
     board = tree.board(board)
     files, how = board_files(tree, board, extra, leave_out, network)

@@ -66,7 +66,7 @@ NO_PARTITION = ("no ROMFS on this firmware: %s (tinymcp-firmware freezes the cod
 
 
 def held(part):
-    # A survey (Board.romfs_survey) -> what the partition holds: "empty", "tinymcp", or a
+    # A survey (MpremoteBoard.romfs_survey) -> what the partition holds: "empty", "tinymcp", or a
     # one-line description of something else.
     if part.get("unreadable"):
         return "contents that cannot be read here (%s)" % part["unreadable"]
@@ -78,7 +78,7 @@ def held(part):
 
 
 def choose(part, image_size, asked):
-    # Files or ROMFS? part: Board.romfs_survey() (None: no partition); image_size: None when no
+    # Files or ROMFS? part: MpremoteBoard.romfs_survey() (None: no partition); image_size: None when no
     # image was built; asked: True (--romfs), False (--no-romfs), None (whichever the board
     # allows). -> (ROMFS?, the reason in one line, erase the partition's tinymcp image?).
     # Raises with the reason when --romfs cannot be had.

@@ -8,7 +8,7 @@ from tinymcp.host.deploy import DeployError
 INSTALLED = ("host", "device")
 
 
-class Board:
+class BoardSource:
     # A board: the file that becomes main.py on the device, the folder its own modules come from,
     # and its name (the folder's, or the file's stem). Its files are called boards/NAME/... in a
     # file set, whatever folder they are in.
@@ -35,17 +35,17 @@ class DeviceTree:
                       if os.path.isfile(os.path.join(self.boards_dir, n, "main.py")))
 
     def board(self, spec):
-        # NAME (a bundled board) or PATH (a folder holding main.py, or a board's .py file) -> Board.
-        if isinstance(spec, Board):
+        # NAME (a bundled board) or PATH (a folder holding main.py, or a board's .py file) -> BoardSource.
+        if isinstance(spec, BoardSource):
             return spec
         bundled = os.path.join(self.boards_dir, spec, "main.py")
         if os.sep not in spec and "/" not in spec and os.path.isfile(bundled):
-            return Board(bundled, spec)
+            return BoardSource(bundled, spec)
         path = os.path.abspath(spec)
         if os.path.isfile(os.path.join(path, "main.py")):
-            return Board(os.path.join(path, "main.py"), os.path.basename(path))
+            return BoardSource(os.path.join(path, "main.py"), os.path.basename(path))
         if os.path.isfile(path) and path.endswith(".py"):
-            return Board(path, os.path.basename(path)[:-3])
+            return BoardSource(path, os.path.basename(path)[:-3])
         if os.path.isdir(path):
             raise DeployError("%s holds no main.py: not a board folder (tinymcp-deploy --new DIR "
                               "writes one)" % spec)
@@ -95,7 +95,7 @@ def device_tree(root=None):
 
 
 def find_board(spec, root=None):
-    # --board NAME|PATH (deploy, firmware) and --sim BOARD|PATH (the bridge) -> (DeviceTree, Board).
+    # --board NAME|PATH (deploy, firmware) and --sim BOARD|PATH (the bridge) -> (DeviceTree, BoardSource).
     tree = device_tree(root)
     return tree, tree.board(spec)
 
