@@ -319,10 +319,11 @@ class Board:
         if not self.order:
             server.poll()
             return
-        server.poll(False)
+        hooks = True
         for cid in list(self.order):
             self._enter(cid)
-            server.watch()
+            server.poll(hooks)
+            hooks = False
 
     # -- output: one PUBLISH per message ----------------------------------------------------
 

@@ -1,7 +1,6 @@
 # JSON-RPC batches, in a 2025-03-26 session only: an array of requests and notifications is
 # answered with one array of their answers, one frame that leaves through the channel's output
-# buffer answer by answer, never built whole. Server._batch serves the messages; this is the
-# array they are written into. Loaded with the first batch.
+# buffer answer by answer, never built whole. Loaded with the first batch.
 from tinymcp.jsonrpc import JsonLink
 from tinymcp.protocol import INVALID_REQUEST
 
@@ -14,9 +13,13 @@ class Batch:
     # pump is put away), since a ping answered then would land inside the array.
     max_held = 8
 
-    def __init__(self, session, link):
+    def __init__(self, session, link, answer, send):
+        # answer(msg, link): serves one message (Server.answer); send(msg): what the server
+        # sent meanwhile, once the array is closed (Server.send).
         self.out = link.out
         self.error = link.error   # for a batch refused whole
+        self.answer = answer
+        self.send = send
         self.sep = b"["
         self.fresh = True   # the next write starts an answer
         self.held = []
@@ -56,22 +59,34 @@ class Batch:
         if len(self.held) < self.max_held:
             self.held.append(msg)
 
+    def serve(self, messages):
+        # Each message in order, their answers one array.
+        if not messages:
+            self._restore()
+            self.error(None, INVALID_REQUEST, "Invalid Request: an empty batch")
+            return
+        try:
+            for msg in messages:
+                if type(msg) is dict and (msg.get("method") != "initialize" or "id" not in msg):
+                    self.answer(msg, self.link)
+                else:  # what a batch may not hold: its error is that answer
+                    self.refuse(msg)
+        finally:
+            self.close()
+        for held in self.held:
+            self.send(held)
+
     def refuse(self, msg):
-        # -> True when msg may not be part of a batch (its error is the answer in the array).
+        # The answer, in the array, to a message a batch may not hold.
         if type(msg) is list:
             self.link.error(None, INVALID_REQUEST, "Invalid Request: a batch cannot hold a batch")
-            return True
-        if type(msg) is dict and msg.get("method") == "initialize" and "id" in msg:
+        elif type(msg) is dict:  # initialize, as a request
             rid = msg["id"]
             self.link.error(rid if type(rid) is int or type(rid) is str else None,
                             INVALID_REQUEST, "Invalid Request: initialize must not be part of "
                                              "a JSON-RPC batch")
-            return True
-        return False
-
-    def empty(self):
-        self._restore()
-        self.error(None, INVALID_REQUEST, "Invalid Request: an empty batch")
+        else:
+            self.link.error(None, INVALID_REQUEST, "Invalid Request: expected a JSON object")
 
     def close(self):
         self._restore()

@@ -116,9 +116,7 @@ class Channel:
                 return
         self.session.link = link  # unsolicited output follows the last good frame's kind
         try:
-            if busy:
-                self._interject(raw, msg, link)
-            else:
+            if not busy or not self._interject(raw, msg, link):
                 self.server.answer(msg, link)
         except Exception as e:  # outside any handler: a module missing from the board, memory
             rid = msg.get("id") if type(msg) is dict else None
@@ -131,22 +129,22 @@ class Channel:
         return self.cbor
 
     def _interject(self, raw, msg, link):
-        # A message that arrived while a handler runs: cancellations, responses and pings are
-        # served now, other requests wait in the backlog (as their raw frames).
-        server = self.server
+        # A message that arrived while a handler runs: cancellations and responses are served
+        # now (-> False: the server answers them), pings answered here, other requests wait in
+        # the backlog (as their raw frames).
         if type(msg) is dict:
             method = msg.get("method")
             if method is None or "id" not in msg:
-                server.answer(msg, link)
-                return
+                return False
             rid = msg.get("id")
             if (method == "ping" and self.session.revision is HANDSHAKE
                     and (type(rid) is int or type(rid) is str)):
                 # Answered here, not through answer(): that would reset the running request's
                 # state (its id, its cancel flag) under the handler's feet.
                 link.result(rid, b"{}")
-                return
+                return True
         self.session.backlog.append(raw)
+        return True
 
     def pump(self, timeout_ms):
         # Called from inside a handler: route whatever input is waiting (cancellations,

@@ -11,7 +11,9 @@ def initialize(server, params):
         raise RpcError(INVALID_PARAMS, must("protocolVersion", "a string"))
     session = server.session
     previous = session.version
-    server.restart()  # a new session on the same link: the last one's leases end
+    if session.initialized:  # a new session on the same link: the last one's leases end
+        server.end_session(session)
+        session.subscriptions = {}
     version = asked if asked in VERSIONS else LATEST
     if version != previous:
         session.cache = {}  # cached results are written for one protocol version
@@ -19,7 +21,7 @@ def initialize(server, params):
     session.era = len(VERSIONS) - 1 - VERSIONS.index(version)
     caps = params.get("capabilities")
     session.client_capabilities = caps if type(caps) is dict else {}
-    session.initialized = True
+    session.initialized = True  # the rest of what a session starts with is set above
     session.log_level = 1  # info
     return server.cached("initialize", _result)
 

@@ -52,7 +52,7 @@ def attach(server, events=None, timeout_s=25):
     # The ring on this server (its changes and updates go in) and the tool that reads it
     # (registered by eventtools, which is released again once it has).
     events = events or Events()
-    server.add_events(events)
+    server.attach(events=events)
 
     def wait_for_event(after=None, timeout_s=timeout_s):
         # Inside a JSON-RPC batch a long tool runs to its end inline: no wait there.

@@ -123,7 +123,7 @@ def attach(server, history):
     # The sampler on the serve loop, and what a host sees of it (registered by historytools,
     # which is released again once it has).
     history.server = server
-    server.on_idle(history.tick)
+    server.idle.append(history.tick)
     server.once("historytools", "register", history)
     return history
 

@@ -91,7 +91,7 @@ def of(server, clock=ticks_ms):
     leases = server.leases
     if leases is None:
         leases = Leases(clock)
-        server.add_leases(leases)
+        server.attach(leases=leases)
     return leases
 
 

@@ -34,13 +34,10 @@ class Session:
         self.next_id = 0           # the id of our last request to the client
         self.work = None           # generator tools in progress (tinymcp/tasks.py)
         self.link = None           # where notifications and requests go (None: the outbox)
-        self.pump = None           # reads and routes input while a handler runs (None: nothing to read)
+        self.pump = None           # reads and routes input while a handler runs (None: no input)
         self.batch = None          # the JSON-RPC batch being answered (tinymcp/batch.py)
         self.link_modes = None     # the channel's offer: initialize's experimental["tinymcp/link"]
         self.call = Call()
-        self.reset()
-
-    def reset(self):
         self.initialized = False   # initialize answered: requests are served
         self.version = None
         self.era = len(VERSIONS) - 1  # 0 = 2024-11-05 ... 3 = 2025-11-25, 4 = 2026-07-28
@@ -90,34 +87,20 @@ class Server:
         # The session whose client is served next (its requests, its idle watch).
         self.session = session
 
-    def end_session(self, session=None):
+    def end_session(self, session):
         # A session ended (its link, or a new initialize on the same one): the outputs it
         # leased go back to their safe state (tinymcp/leases.py).
         if self.leases is not None:
-            self.leases.end(self.session.number if session is None else session.number)
+            self.leases.end(session.number)
 
-    def restart(self):
-        # initialize on a link that is open already: a new session in the same Session object,
-        # the last one's leases ended.
-        session = self.session
-        if session.initialized:
-            self.end_session()
-            self.opened += 1
-            session.number = self.opened
-        session.reset()
-
-    def on_idle(self, fn):
-        # fn() is run by the serve loop when it is idle (samplers, lease expiry, a heartbeat).
-        self.idle.append(fn)
-
-    def add_events(self, events):
-        # The board's event ring (tinymcp/events.py): its changes and updates go in.
-        self.events = events
-
-    def add_leases(self, leases):
-        # The board's leases (tinymcp/leases.py), expired from its idle time.
-        self.leases = leases
-        self.on_idle(leases.expire)
+    def attach(self, events=None, leases=None):
+        # The board's event ring (tinymcp/events.py: its changes and updates go in) or its
+        # leases (tinymcp/leases.py, expired from its idle time).
+        if events is not None:
+            self.events = events
+        if leases is not None:
+            self.leases = leases
+            self.idle.append(leases.expire)
 
     # -- registration -------------------------------------------------------------------
 
@@ -241,16 +224,13 @@ class Server:
             self.events.updated(uri)
         self.session.revision.updated(self, uri)
 
-    def poll(self, watch=True):
-        # Called by the serve loop when idle: the idle hooks, then (watch) the resources the
-        # session subscribed to whose watch changed are reported.
-        for work in self.idle:
-            work()
-        if watch:
-            self.watch()
-
-    def watch(self):
-        # The session's subscribed resources whose watch changed are reported.
+    def poll(self, hooks=True):
+        # Called by the serve loop when idle: the idle hooks (unless a transport with several
+        # sessions ran them already), then the resources the session being served subscribed
+        # to whose watch changed are reported.
+        if hooks:
+            for work in self.idle:
+                work()
         session = self.session
         subs = session.subscriptions
         if not subs or self.resources is None:
@@ -270,59 +250,44 @@ class Server:
 
     def answer(self, msg, link):
         # One decoded message in; its answer, if it has one, is written through link.
-        if type(msg) is not dict:
-            if type(msg) is list and self.session.version == BATCHES and type(link) is jsonrpc.JsonLink:
-                self._batch(msg, link)  # JSON lines only: a CBOR frame is one message
+        if type(msg) is dict:
+            rid = msg.get("id")
+            good_id = type(rid) is int or type(rid) is str
+            if msg.get("jsonrpc") != "2.0":
+                link.error(rid if good_id else None, INVALID_REQUEST,
+                           must("jsonrpc", '"2.0"', "Request"))
                 return
+            method = msg.get("method")
+            if method is None and ("result" in msg or "error" in msg):
+                waiting = self.session.waiting
+                if good_id and waiting is not None and rid in waiting:
+                    waiting[rid] = msg  # the client's answer to a request of ours (Context.request)
+                return
+            if type(method) is not str:
+                link.error(rid if good_id else None, INVALID_REQUEST,
+                           must("method", "a string", "Request"))
+                return
+            params = msg.get("params")
+            if params is None:
+                params = _NO_PARAMS  # shared, never written: no dict per ping
+            if "id" not in msg:
+                if type(params) is dict:
+                    self._notification(method, params)
+                return
+            if not good_id:
+                link.error(None, INVALID_REQUEST, must("id", "a string or an integer", "Request"))
+                return
+            if type(params) is not dict:
+                link.error(rid, INVALID_PARAMS, must("params", "an object"))
+                return
+            self._request(rid, method, params, link)
+        elif (type(msg) is list and self.session.version == BATCHES
+              and type(link) is jsonrpc.JsonLink):
+            from tinymcp.batch import Batch  # JSON lines only: a CBOR frame is one message
+            Batch(self.session, link, self.answer, self.send).serve(msg)
+        else:
             why = "batches are not supported" if type(msg) is list else "expected a JSON object"
             link.error(None, INVALID_REQUEST, "Invalid Request: " + why)
-            return
-        rid = msg.get("id")
-        good_id = type(rid) is int or type(rid) is str
-        if msg.get("jsonrpc") != "2.0":
-            link.error(rid if good_id else None, INVALID_REQUEST,
-                       must("jsonrpc", '"2.0"', "Request"))
-            return
-        method = msg.get("method")
-        if method is None and ("result" in msg or "error" in msg):
-            waiting = self.session.waiting
-            if good_id and waiting is not None and rid in waiting:
-                waiting[rid] = msg  # the client's answer to a request of ours (Context.request)
-            return
-        if type(method) is not str:
-            link.error(rid if good_id else None, INVALID_REQUEST,
-                       must("method", "a string", "Request"))
-            return
-        params = msg.get("params")
-        if params is None:
-            params = _NO_PARAMS  # shared, never written: no dict per ping
-        if "id" not in msg:
-            if type(params) is dict:
-                self._notification(method, params)
-            return
-        if not good_id:
-            link.error(None, INVALID_REQUEST, must("id", "a string or an integer", "Request"))
-            return
-        if type(params) is not dict:
-            link.error(rid, INVALID_PARAMS, must("params", "an object"))
-            return
-        self._request(rid, method, params, link)
-
-    def _batch(self, messages, link):
-        # A JSON-RPC batch (2025-03-26): each message served in order, their answers one array.
-        from tinymcp.batch import Batch
-        batch = Batch(self.session, link)
-        if not messages:
-            batch.empty()
-            return
-        try:
-            for msg in messages:
-                if not batch.refuse(msg):
-                    self.answer(msg, batch.link)
-        finally:
-            batch.close()
-        for msg in batch.held:
-            self.send(msg)
 
     def _request(self, rid, method, params, link):
         revision = self._decide(method, params)

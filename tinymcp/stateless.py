@@ -247,7 +247,7 @@ class Stateless:
             self._watch(server)
 
     def _watch(self, server):
-        # Server.watch() watches the union of the open streams' URIs.
+        # Server.poll() watches the union of the open streams' URIs.
         session = server.session
         was = session.subscriptions
         now = {}

@@ -135,8 +135,9 @@ class Work:
             # id no longer reaches it (tasks/cancel does).
             rid = call.rid if call.task is None else None
             done, value = _advance(server, call.gen, rid, call.token, call.name)
-            if server.session.call.cancelled:  # cancelled while it ran (ctx.cancelled read the input)
-                server.session.call.cancelled = False
+            now = server.session.call
+            if now.cancelled:  # cancelled while it ran (ctx.cancelled read the input)
+                now.cancelled = False
                 if call in live:
                     self._drop(call)
                 continue

@@ -1,11 +1,11 @@
 # The heartbeat LED and the watchdog of boot.start(heartbeat=..., watchdog_ms=...): an idle hook
-# of the server blinks and feeds them from the serve loop's idle poll, and a timer keeps a started watchdog fed after serving
-# ends. A board with neither never loads this module.
+# of the server blinks and feeds them from the serve loop's idle poll, and a timer keeps a
+# started watchdog fed after serving ends. A board with neither never loads this module.
 from tinymcp.clock import ticks_ms, ticks_diff
 
 
 class Idle:
-    # An idle hook (Server.on_idle), run in the serve loop's idle poll (every ~200 ms) with the
+    # An idle hook (in Server.idle), run in the serve loop's idle poll (every ~200 ms) with the
     # others: feeds the watchdog and blinks the heartbeat LED. A loop that hangs stops both.
     def __init__(self, led=None, wdt=None, every_ms=500):
         self.led = led
@@ -29,7 +29,7 @@ def watch(server, led=None, watchdog_ms=None):
     if watchdog_ms:
         from machine import WDT
         wdt = WDT(timeout=watchdog_ms)
-    server.on_idle(Idle(led, wdt))
+    server.idle.append(Idle(led, wdt))
     return wdt
 
 

@@ -86,8 +86,8 @@ def test_heartbeat_blinks_and_the_idle_hook_still_polls():
     led = Led()
     dog = Dog()
     s = Server("t", "0")
-    s.on_idle(lambda: polls.append(1))
-    s.on_idle(Idle(led, dog, every_ms=0))
+    s.idle.append(lambda: polls.append(1))
+    s.idle.append(Idle(led, dog, every_ms=0))
     s.poll()
     assert led.level == 1 and dog.fed == 1 and polls == [1]
     s.poll()
