@@ -19,7 +19,7 @@ class Call:
     id = None
     token = None
     cancelled = False
-    meta = None
+    meta = None  # type: dict | None
 
 
 class Session:
