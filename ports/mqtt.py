@@ -19,9 +19,6 @@ SERVER = "mcp-server"
 COMPONENT = "MCP-COMPONENT-TYPE"
 SENDER = "MCP-MQTT-CLIENT-ID"
 DISCONNECTED = b'{"jsonrpc":"2.0","method":"notifications/disconnected"}'
-# What a session is: the server's attributes that open_session() starts afresh.
-_SESSION = ("revision", "cache", "backlog", "waiting", "initialized", "version", "era",
-            "client_capabilities", "log_level", "subscriptions", "session")
 _ROOM = 448  # bytes before an answer's payload in the output buffer, for its PUBLISH header
 
 
@@ -86,9 +83,9 @@ class Board:
         self.props = properties(self.users)  # encoded once: on every publish
         self.client = Client(server_id, keepalive, None, user, password)
         self._name(name)
-        self.sessions = {}    # MQTT client id -> its saved session
+        self.sessions = {}    # MQTT client id -> its Session (tinymcp/server.py)
         self.order = []       # those ids, oldest first
-        self.current = None   # whose session is in the server now
+        self.current = None   # whose session the server serves now
         self.pending = []     # (topic, payload, sender) that arrived while a handler ran
         self.shared = False   # the message being written goes to the capability topic
         self.replying = None  # id of the request being answered, for an answer too long
@@ -182,10 +179,6 @@ class Board:
 
     def _serve(self):
         client = self.client
-        server = self.server
-        server.link = self.link
-        server.pump = self.pump
-        server.link_modes = None  # no line framing to offer: MQTT carries whole messages
         last_poll = ticks_ms()
         while True:
             packet = client.poll(self.poll_ms)
@@ -290,27 +283,21 @@ class Board:
 
     # -- sessions ---------------------------------------------------------------------------
 
-    def _save(self):
-        cid = self.current
-        if cid is not None and cid in self.sessions:
-            server = self.server
-            self.sessions[cid] = [getattr(server, key) for key in _SESSION]
-
     def _enter(self, cid):
-        # cid's session into the server (a new one if it has none): what it is served from.
+        # cid's session (a new one if it has none) is the one the server serves next.
         if cid == self.current:
             return
-        self._save()
         server = self.server
-        if cid not in self.sessions:
+        session = self.sessions.get(cid)
+        if session is None:
             if len(self.order) >= self.max_sessions:
                 self._end(self.order[0], True)
-            server.open_session()
-            self.sessions[cid] = None
+            session = server.open_session()
+            session.link = self.link  # no line framing to offer: MQTT carries whole messages
+            session.pump = self.pump
+            self.sessions[cid] = session
             self.order.append(cid)
-        else:
-            for key, value in zip(_SESSION, self.sessions[cid]):
-                setattr(server, key, value)
+        server.enter(session)
         self.current = cid
         self.target = ("$mcp-rpc/" + cid + self.rpc_tail).encode()
 
@@ -319,10 +306,8 @@ class Board:
         if tell:
             self._publish(("$mcp-rpc/" + cid + self.rpc_tail).encode(), DISCONNECTED,
                           len(DISCONNECTED))
-        saved = self.sessions.pop(cid)
-        server = self.server  # the outputs its session leased go back to their safe state
-        server.end_session(server.session if saved is None or cid == self.current
-                           else saved[_SESSION.index("session")])
+        # the outputs its session leased go back to their safe state
+        self.server.end_session(self.sessions.pop(cid))
         self.order.remove(cid)
         if self.current == cid:
             self.current = None
@@ -334,14 +319,11 @@ class Board:
         if not self.order:
             server.poll()
             return
-        idle = server.idle
-        try:
-            for cid in list(self.order):
-                self._enter(cid)
-                server.poll()
-                server.idle = ()
-        finally:
-            server.idle = idle
+        hooks = True
+        for cid in list(self.order):
+            self._enter(cid)
+            server.poll(hooks)
+            hooks = False
 
     # -- output: one PUBLISH per message ----------------------------------------------------
 

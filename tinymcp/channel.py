@@ -1,5 +1,6 @@
-# One byte stream carrying one MCP session: bytes -> frames -> the link's decoder -> the server ->
-# the link's encoder -> one write per message. The serve loop owns the I/O and the idle time.
+# One byte stream carrying one MCP session (the Session it holds): bytes -> frames -> the link's
+# decoder -> the server -> the link's encoder -> one write per message. The serve loop owns the
+# I/O and the idle time.
 #
 # A port supplies the stream: .buf (a bytearray), .recv(timeout_ms) -> the count of bytes placed
 # at the start of .buf (0 on timeout, -1 at end of input), and .write(buf, n), which sends
@@ -31,18 +32,20 @@ class Channel:
         self.stopped = None
         self.cbor = None  # the CborLink from the first CBOR frame on; False: it has none
         offer = server.once("linkmode", "offer", self)  # tinymcp/linkmode.py, released after
-        server.open_session()  # one stream, one session
-        server.link = self.json
-        server.pump = self.pump
-        server.link_modes = offer
+        session = self.session = server.open_session()  # one stream, one session
+        session.link = self.json
+        session.pump = self.pump
+        session.link_modes = offer
 
     def run(self):
         # Serve until the input ends ("eof") or a 0x03 byte arrives ("interrupt").
         server = self.server
         stream = self.stream
+        session = self.session
+        server.enter(session)
         last_poll = ticks_ms()
         while self.stopped is None:
-            work = server.work
+            work = session.work
             stepping = work is not None and work.live
             n = stream.recv(self.step_ms if stepping else self.poll_ms)
             if n < 0:
@@ -60,13 +63,13 @@ class Channel:
                 server.poll()
         if self.stopped == "eof":
             self._serve_backlog()  # the client may close its side right after its last request
-        server.end_session()  # the link is gone: its outputs fail safe
-        server.link = None
-        server.pump = None
+        server.end_session(session)  # the link is gone: its outputs fail safe
+        session.link = None
+        session.pump = None
         return self.stopped
 
     def _serve_backlog(self):
-        backlog = self.server.backlog
+        backlog = self.session.backlog
         while backlog and self.stopped != "interrupt":
             self._dispatch(backlog.pop(0))
 
@@ -89,8 +92,8 @@ class Channel:
                 self.stopped = "interrupt"
 
     def _dispatch(self, frame):
-        server = self.server
-        raw = bytearray(frame) if server.busy else None  # for the backlog, before decoding
+        busy = self.session.call.busy
+        raw = bytearray(frame) if busy else None  # for the backlog, before decoding
         link = self.json
         if 0xA0 <= frame[0] <= 0xBF and self.cbor is not False:  # a CBOR map; JSON is ASCII
             link = self._cbor()
@@ -111,12 +114,10 @@ class Channel:
             except Exception:  # ValueError or UnicodeError, by runtime
                 link.error(None, PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
                 return
-        server.link = link  # unsolicited output follows the last good frame's kind
+        self.session.link = link  # unsolicited output follows the last good frame's kind
         try:
-            if server.busy:
-                self._interject(raw, msg, link)
-            else:
-                server.answer(msg, link)
+            if not busy or not self._interject(raw, msg, link):
+                self.server.answer(msg, link)
         except Exception as e:  # outside any handler: a module missing from the board, memory
             rid = msg.get("id") if type(msg) is dict else None
             link.error(rid if type(rid) is int or type(rid) is str else None, INTERNAL_ERROR,
@@ -128,22 +129,22 @@ class Channel:
         return self.cbor
 
     def _interject(self, raw, msg, link):
-        # A message that arrived while a handler runs: cancellations, responses and pings are
-        # served now, other requests wait in the backlog (as their raw frames).
-        server = self.server
+        # A message that arrived while a handler runs: cancellations and responses are served
+        # now (-> False: the server answers them), pings answered here, other requests wait in
+        # the backlog (as their raw frames).
         if type(msg) is dict:
             method = msg.get("method")
             if method is None or "id" not in msg:
-                server.answer(msg, link)
-                return
+                return False
             rid = msg.get("id")
-            if (method == "ping" and server.revision is HANDSHAKE
+            if (method == "ping" and self.session.revision is HANDSHAKE
                     and (type(rid) is int or type(rid) is str)):
                 # Answered here, not through answer(): that would reset the running request's
                 # state (its id, its cancel flag) under the handler's feet.
                 link.result(rid, b"{}")
-                return
-        server.backlog.append(raw)
+                return True
+        self.session.backlog.append(raw)
+        return True
 
     def pump(self, timeout_ms):
         # Called from inside a handler: route whatever input is waiting (cancellations,

@@ -42,12 +42,14 @@ def _token():
 
 def _can_elicit(server):
     # Does the client take a form elicitation now? (Never inside a JSON-RPC batch.)
-    revision = server.revision
+    session = server.session
+    revision = session.revision
     if revision is HANDSHAKE:
-        caps = server.client_capabilities if server.era >= 2 and server.pump is not None else None
+        caps = (session.client_capabilities if session.era >= 2 and session.pump is not None
+                else None)
     else:
         caps = getattr(revision, "caps", None)  # 2026-07-28: what this request declares
-    return (type(caps) is dict and server.batch is None
+    return (type(caps) is dict and session.batch is None
             and missing(caps, "elicitation/create", None) is None)
 
 

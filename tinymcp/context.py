@@ -11,45 +11,49 @@ _FORM_ONLY = {"form": {}}
 
 
 class Context:
-    # One per server: it speaks for whichever request is running (handlers run one at a time).
-    # Once that request is cancelled nothing more is sent for it: no progress, no log message.
+    # One per server: it wraps the Call being handled, in the session being served (handlers
+    # run one at a time). Once that call is cancelled nothing more is sent for it: no
+    # progress, no log message.
 
     def __init__(self, server):
         self.server = server
 
     @property
     def request_id(self):
-        return self.server.running
+        return self.server.session.call.id
 
     @property
     def cancelled(self):
         # Reading input here lets a notifications/cancelled arrive while a long tool runs.
-        server = self.server
-        if not server.cancelled and server.pump:
-            server.pump(0)
-        return server.cancelled
+        session = self.server.session
+        if not session.call.cancelled and session.pump:
+            session.pump(0)
+        return session.call.cancelled
 
     def progress(self, progress, total=None, message=None):
         server = self.server
-        if server.token is None or server.cancelled or server.batch is not None:
+        session = server.session
+        call = session.call
+        if call.token is None or call.cancelled or session.batch is not None:
             return  # inside a batch's answer array nothing else may be written (tinymcp/batch.py)
-        params = {"progressToken": server.token, "progress": progress}
+        params = {"progressToken": call.token, "progress": progress}
         if total is not None:
             params["total"] = total
-        if message is not None and server.era >= 1:
+        if message is not None and session.era >= 1:
             params["message"] = message
         server.notify("notifications/progress", params)
-        if server.pump:
-            server.pump(0)
+        if session.pump:
+            session.pump(0)
 
     def log(self, level, data, logger=None):
-        if not self.server.cancelled:
+        if not self.server.session.call.cancelled:
             self.server.log(level, data, logger)
 
     def request(self, method, params=None, timeout_ms=None):
         # Ask the client (sampling, elicitation, roots) and wait for its answer.
         server = self.server
-        return server.revision.ask(server, method, params, timeout_ms or server.client_timeout_ms)
+        return server.session.revision.ask(server, method, params,
+                                           timeout_ms or server.client_timeout_ms)
 
 
 def missing(capabilities, method, params):
@@ -75,13 +79,15 @@ def missing(capabilities, method, params):
 
 def ask(server, method, params, timeout_ms):
     # The handshake era: send the request now and pump input until its answer arrives.
-    if server.batch is not None:
+    session = server.session
+    call = session.call
+    if session.batch is not None:
         raise RpcError(INTERNAL_ERROR, method + " cannot be asked from inside a JSON-RPC batch")
-    if server.pump is None:
+    if session.pump is None:
         raise RpcError(INTERNAL_ERROR, "no client connection to send " + method)
-    if server.cancelled:
+    if call.cancelled:
         raise RpcError(INTERNAL_ERROR, "the request was cancelled: " + method + " not sent")
-    lacks = missing(server.client_capabilities, method, params)
+    lacks = missing(session.client_capabilities, method, params)
     if lacks is not None:
         # Asking anyway would only wait out the timeout for an answer that cannot come.
         need = CLIENT_NEEDS[method]
@@ -92,10 +98,10 @@ def ask(server, method, params, timeout_ms):
                            {"requiredCapabilities": lacks})
         raise RpcError(INVALID_REQUEST, "the client did not declare the " + need
                        + " capability, so it cannot be asked " + method)
-    waiting = server.waiting
+    waiting = session.waiting
     if waiting is None:
-        waiting = server.waiting = {}
-    rid = server.next_id = getattr(server, "next_id", 0) + 1
+        waiting = session.waiting = {}
+    rid = session.next_id = session.next_id + 1
     waiting[rid] = None
     msg = {"jsonrpc": "2.0", "id": rid, "method": method}
     if params is not None:
@@ -105,9 +111,9 @@ def ask(server, method, params, timeout_ms):
     try:
         while waiting[rid] is None:
             left = timeout_ms - ticks_diff(ticks_ms(), start)
-            if left <= 0 or server.cancelled:
+            if left <= 0 or call.cancelled:
                 raise RpcError(INTERNAL_ERROR, method + " got no answer from the client")
-            server.pump(left if left < 100 else 100)
+            session.pump(left if left < 100 else 100)
         reply = waiting[rid]
     finally:
         del waiting[rid]

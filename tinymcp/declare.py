@@ -9,32 +9,32 @@ def initialize(server, params):
     asked = params.get("protocolVersion")
     if type(asked) is not str:
         raise RpcError(INVALID_PARAMS, must("protocolVersion", "a string"))
-    previous = server.version
-    if server.initialized:  # a new session on the same link: the last one's leases end
-        server.end_session()
-        server.opened += 1
-        server.session = server.opened
-    server._reset()
+    session = server.session
+    previous = session.version
+    if session.initialized:  # a new session on the same link: the last one's leases end
+        server.end_session(session)
+        session.subscriptions = {}
     version = asked if asked in VERSIONS else LATEST
     if version != previous:
-        server.cache = {}  # cached results are written for one protocol version
-    server.version = version
-    server.era = len(VERSIONS) - 1 - VERSIONS.index(version)
+        session.cache = {}  # cached results are written for one protocol version
+    session.version = version
+    session.era = len(VERSIONS) - 1 - VERSIONS.index(version)
     caps = params.get("capabilities")
-    server.client_capabilities = caps if type(caps) is dict else {}
-    server.initialized = True
-    server.log_level = 1  # info
+    session.client_capabilities = caps if type(caps) is dict else {}
+    session.initialized = True  # the rest of what a session starts with is set above
+    session.log_level = 1  # info
     return server.cached("initialize", _result)
 
 
 def _result(server):
     info = server.info
-    if server.era < 2 and "title" in info:
+    session = server.session
+    if session.era < 2 and "title" in info:
         info = {"name": info["name"], "version": info["version"]}
     caps = capabilities(server)
-    if server.link_modes:  # the link's offer (docs/cbor-link.md)
-        caps["experimental"] = {LINK_KEY: server.link_modes}
-    result = {"protocolVersion": server.version, "capabilities": caps, "serverInfo": info}
+    if session.link_modes:  # the link's offer (docs/cbor-link.md)
+        caps["experimental"] = {LINK_KEY: session.link_modes}
+    result = {"protocolVersion": session.version, "capabilities": caps, "serverInfo": info}
     if server.instructions:
         result["instructions"] = server.instructions
     return result
@@ -50,15 +50,16 @@ def discover(server):
 
 def capabilities(server):
     caps = {"logging": {}}
+    era = server.session.era
     if server.tools is not None:
         caps["tools"] = {"listChanged": True}
     if server.resources is not None:
         caps["resources"] = {"subscribe": True, "listChanged": True}
     if server.prompts is not None:
         caps["prompts"] = {"listChanged": True}
-    if server.completions and server.era >= 1:
+    if server.completions and era >= 1:
         caps["completions"] = {}
-    if server.tools is not None and server.tools.tasks and server.era >= 3:
+    if server.tools is not None and server.tools.tasks and era >= 3:
         from tinymcp.tasktools import capability
-        capability(caps, server.era)
+        capability(caps, era)
     return caps

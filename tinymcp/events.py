@@ -52,12 +52,12 @@ def attach(server, events=None, timeout_s=25):
     # The ring on this server (its changes and updates go in) and the tool that reads it
     # (registered by eventtools, which is released again once it has).
     events = events or Events()
-    server.events = events
+    server.attach(events=events)
 
     def wait_for_event(after=None, timeout_s=timeout_s):
         # Inside a JSON-RPC batch a long tool runs to its end inline: no wait there.
         return server.once("eventtools", "wait", events, after,
-                           0 if server.batch is not None else timeout_s)
+                           0 if server.session.batch is not None else timeout_s)
 
     server.once("eventtools", "register", wait_for_event, timeout_s)
     return events

@@ -90,8 +90,8 @@ def of(server, clock=ticks_ms):
     # The server's leases, made (and expired from its idle time) with the first.
     leases = server.leases
     if leases is None:
-        leases = server.leases = Leases(clock)
-        server.idle.append(leases.expire)
+        leases = Leases(clock)
+        server.attach(leases=leases)
     return leases
 
 
@@ -104,8 +104,9 @@ def hold(server, output, key, seconds, safe):
         return None
     if seconds is None:
         return leases.left(output, key)
-    meta = server.meta
+    session = server.session
+    meta = session.call.meta
     owner = meta.get(OWNER_META) if meta is not None else None
-    leases.grant(output, key, server.session, owner if type(owner) is str else None, seconds)
+    leases.grant(output, key, session.number, owner if type(owner) is str else None, seconds)
     return seconds
 

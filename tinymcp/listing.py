@@ -26,7 +26,7 @@ def page(server, key, items, start):
     # size (4.6 KB for the sim board's tools), and the pieces alive beside it while it is made.
     describe = tool if key == "tools" else prompt if key == "prompts" else resource
     end = start + server.page_size
-    era = server.era
+    era = server.session.era
     parts = [b'{"' + key.encode() + b'":[']
     for item in items[start:end]:
         if len(parts) > 1:
@@ -34,7 +34,7 @@ def page(server, key, items, start):
         parts.append(dumps(describe(item, era)))
     parts.append(b"]")
     more = {"nextCursor": str(end)} if end < len(items) else {}
-    more = dumps(server.revision.finish(server, "list", more))  # the revision's fields
+    more = dumps(server.session.revision.finish(server, "list", more))  # the revision's fields
     if len(more) > 2:
         parts.append(b"," + more[1:])
     else:

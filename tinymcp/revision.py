@@ -9,11 +9,12 @@ from tinymcp.protocol import (INVALID_REQUEST, METHOD_NOT_FOUND, NOT_INITIALIZED
 
 class Handshake:
     # Holds nothing of its own: the session it serves (version, capabilities, log level,
-    # subscriptions) is the server's. One instance serves every server.
+    # subscriptions) is server.session. One instance serves every server.
 
     def gate(self, server, method, params):
         # -> the handler of this request; refusals are raised as RpcError.
-        if server.initialized:
+        initialized = server.session.initialized
+        if initialized:
             meta = params.get("_meta")
             if type(meta) is dict and VERSION_META in meta:
                 raise RpcError(INVALID_REQUEST, "Invalid Request: this connection speaks the "
@@ -21,7 +22,7 @@ class Handshake:
         handler = server.handlers.get(method)
         if handler is None:
             raise RpcError(METHOD_NOT_FOUND, "Method not found: " + method)
-        if not server.initialized and method != "initialize" and method != "ping":
+        if not initialized and method != "initialize" and method != "ping":
             raise RpcError(INVALID_REQUEST, "Server not initialized: send initialize first",
                            {REASON: NOT_INITIALIZED})
         return handler
@@ -39,11 +40,11 @@ class Handshake:
         return ask(server, method, params, timeout_ms)
 
     def changed(self, server, kind):
-        if server.initialized:
+        if server.session.initialized:
             server.notify("notifications/" + kind + "/list_changed")
 
     def updated(self, server, uri):
-        if uri in server.subscriptions:
+        if uri in server.session.subscriptions:
             server.notify("notifications/resources/updated", {"uri": uri})
 
     def cancel(self, server, rid):

@@ -12,71 +12,95 @@ _NO_PARAMS = {}
 OFF = len(LEVELS)  # a log level above every level: nothing is sent
 
 
-class Server:
-    page_size = 50          # items per tools/resources/prompts list page
-    client_timeout_ms = 60000
-    link_modes = None       # set by a channel: its offer, initialize's experimental["tinymcp/link"]
-    identity = ""           # a stable id of the board (machine.unique_id()), in that offer as "id"
-    leases = None           # tinymcp.leases.Leases, made with the first lease of an output
-    opened = 0              # sessions opened so far; self.session is the one being served
-    session = 0
-    meta = None             # the _meta of the request being handled
-    events = None           # tinymcp.events.Events, when a board attaches the ring
+class Call:
+    # One request being handled: its id, its progress token, whether the client cancelled it,
+    # its _meta. One per session, its fields reset by each request: none is made per request.
+    busy = False
+    id = None
+    token = None
+    cancelled = False
+    meta = None  # type: dict | None
 
-    def __init__(self, name, version, title=None, instructions=None):
-        info = {"name": name, "version": version}
-        if title:
-            info["title"] = title
-        self.info = info
-        self.instructions = instructions
-        self.tools = None       # registries, created with their first entry
-        self.resources = None
-        self.prompts = None
-        self.completions = False
-        self.link = None        # set by a channel: where notifications and requests go
-        self.pump = None        # set by a channel: reads and routes input while a handler runs
-        self.outbox = []        # frames sent while no channel is attached (tests)
-        self.backlog = []       # requests that arrived while a handler was busy
-        self.idle = []          # fn() run by the serve loop when it is idle (samplers)
-        self.work = None        # generator tools in progress (tinymcp/tasks.py), stepped by it
+
+class Session:
+    # One client's state, owned by the transport that carries that client (a Channel holds
+    # one, ports/mqtt.py one per MQTT client id; Server.handle() serves the server's own).
+    def __init__(self, number):
+        self.number = number       # leases are held by it (tinymcp/leases.py)
         self.revision = HANDSHAKE  # until a 2026-07-28 request decides otherwise
-        self.structured = [None, True, None]  # tools/call's answer for a dict (jsonrpc.py)
-        self.busy = False
-        self.running = None     # id of the request being handled, its progress token, and
-        self.token = None       # whether the client cancelled it
-        self.cancelled = False
-        self.batch = None       # the JSON-RPC batch being answered (tinymcp/batch.py)
-        self._ctx = None        # tinymcp.context.Context, made when first asked for
-        self.waiting = None     # ids of our requests to the client -> their answers (context.py)
-        self.cache = {}         # encoded results that never change; cleared with the registries
-        self.direct = None      # tinymcp.direct.Direct: handle() and the outbox, without a channel
-        self._reset()
-
-    def open_session(self):
-        # A new connection: a new session, in whichever revision its first request speaks;
-        # nothing of the last connection's is answered on this one.
-        self.revision = HANDSHAKE
-        self.cache = {}
-        self.backlog = []
-        self.waiting = None
-        self.work = None
-        self.opened += 1
-        self.session = self.opened
-        self._reset()
-
-    def end_session(self, session=None):
-        # A session ended (its link, or a new initialize on the same one): the outputs it
-        # leased go back to their safe state (tinymcp/leases.py).
-        if self.leases is not None:
-            self.leases.end(self.session if session is None else session)
-
-    def _reset(self):
+        self.cache = {}            # encoded results that never change; cleared with the registries
+        self.backlog = []          # requests that arrived while a handler was busy
+        self.waiting = None        # ids of our requests to the client -> their answers (context.py)
+        self.next_id = 0           # the id of our last request to the client
+        self.work = None           # generator tools in progress (tinymcp/tasks.py)
+        self.link = None           # where notifications and requests go (None: the outbox)
+        self.pump = None           # reads and routes input while a handler runs (None: no input)
+        self.batch = None          # the JSON-RPC batch being answered (tinymcp/batch.py)
+        self.link_modes = None     # the channel's offer: initialize's experimental["tinymcp/link"]
+        self.call = Call()
         self.initialized = False   # initialize answered: requests are served
         self.version = None
         self.era = len(VERSIONS) - 1  # 0 = 2024-11-05 ... 3 = 2025-11-25, 4 = 2026-07-28
         self.client_capabilities = {}
         self.log_level = OFF       # info once initialized, until the client sets one
         self.subscriptions = {}    # uri -> last value seen by the resource's watch
+
+
+class Server:
+    # What the board offers, built once: its info, registries, one handler table and idle
+    # hooks. Extensions attach through its methods; what a client changes is its Session.
+    page_size = 50          # items per tools/resources/prompts list page
+    client_timeout_ms = 60000
+    leases = None           # tinymcp.leases.Leases, made with the first lease of an output
+    events = None           # tinymcp.events.Events, when a board attaches the ring
+    opened = 0              # sessions opened so far
+
+    def __init__(self, name, version, title=None, instructions=None, identity=""):
+        info = {"name": name, "version": version}
+        if title:
+            info["title"] = title
+        self.info = info
+        self.instructions = instructions
+        self.identity = identity  # a stable id of the board (machine.unique_id()), in the offer
+        self.tools = None       # registries, created with their first entry
+        self.resources = None
+        self.prompts = None
+        self.completions = False
+        self.outbox = []        # frames sent while no channel is attached (tests)
+        self.idle = []          # fn() run by the serve loop when it is idle (samplers)
+        self.structured = [None, True, None]  # tools/call's answer for a dict (jsonrpc.py)
+        self._ctx = None        # tinymcp.context.Context, made when first asked for
+        self.direct = None      # tinymcp.direct.Direct: handle() and the outbox, without a channel
+        self.open_session()     # handle()'s, until a transport opens its own
+
+    # -- sessions ---------------------------------------------------------------------------
+
+    def open_session(self):
+        # A new connection: a new session, in whichever revision its first request speaks;
+        # nothing of the last connection's is answered on this one. The transport keeps it and
+        # enters it before it serves that client; handle() serves the last one opened.
+        self.opened += 1
+        session = self.session = Session(self.opened)
+        return session
+
+    def enter(self, session):
+        # The session whose client is served next (its requests, its idle watch).
+        self.session = session
+
+    def end_session(self, session):
+        # A session ended (its link, or a new initialize on the same one): the outputs it
+        # leased go back to their safe state (tinymcp/leases.py).
+        if self.leases is not None:
+            self.leases.end(session.number)
+
+    def attach(self, events=None, leases=None):
+        # The board's event ring (tinymcp/events.py: its changes and updates go in) or its
+        # leases (tinymcp/leases.py, expired from its idle time).
+        if events is not None:
+            self.events = events
+        if leases is not None:
+            self.leases = leases
+            self.idle.append(leases.expire)
 
     # -- registration -------------------------------------------------------------------
 
@@ -142,10 +166,11 @@ class Server:
             self.changed(kind)
 
     def changed(self, kind):
-        self.cache = {}
-        if self.events is not None and (self.initialized or self.revision is not HANDSHAKE):
+        session = self.session
+        session.cache = {}
+        if self.events is not None and (session.initialized or session.revision is not HANDSHAKE):
             self.events.changed(kind)  # a change a client could hear of, not the board's build
-        self.revision.changed(self, kind)
+        session.revision.changed(self, kind)
 
     @property
     def ctx(self):
@@ -158,15 +183,17 @@ class Server:
     # -- output ---------------------------------------------------------------------------
 
     def send(self, msg):
-        if self.batch is not None:  # a batch's answer array is open on the line: sent after it
-            self.batch.hold(msg)
+        batch = self.session.batch
+        if batch is not None:  # a batch's answer array is open on the line: sent after it
+            batch.hold(msg)
             return
         self.out_link().send(msg)
 
     def out_link(self):
-        # Where output outside a request's answer goes: the channel's link, or, with no
+        # Where output outside a request's answer goes: the session's link, or, with no
         # channel, the outbox kept for whoever drives handle() (tests).
-        return self.link if self.link is not None else self._direct().outbox
+        link = self.session.link
+        return link if link is not None else self._direct().outbox
 
     def _direct(self):
         direct = self.direct
@@ -184,7 +211,7 @@ class Server:
     def log(self, level, data, logger=None):
         # notifications/message, when the level passes the client's filter.
         rank = LEVELS.index(level) if level in LEVELS else 3
-        if rank < self.log_level:
+        if rank < self.session.log_level:
             return
         params = {"level": level, "data": data}
         if logger:
@@ -195,21 +222,24 @@ class Server:
         # Tell subscribers that uri changed (a watch= does this by itself from the serve loop).
         if self.events is not None:
             self.events.updated(uri)
-        self.revision.updated(self, uri)
+        self.session.revision.updated(self, uri)
 
-    def poll(self):
-        # Called by the serve loop when idle: the idle work, then subscribed resources whose
-        # watch changed are reported.
-        for work in self.idle:
-            work()
-        subs = self.subscriptions
+    def poll(self, hooks=True):
+        # Called by the serve loop when idle: the idle hooks (unless a transport with several
+        # sessions ran them already), then the resources the session being served subscribed
+        # to whose watch changed are reported.
+        if hooks:
+            for work in self.idle:
+                work()
+        session = self.session
+        subs = session.subscriptions
         if not subs or self.resources is None:
             return
         for uri in subs:
             value = self.resources.watch(uri)
             if value != subs[uri]:
                 subs[uri] = value
-                self.revision.updated(self, uri)
+                session.revision.updated(self, uri)
 
     # -- input ----------------------------------------------------------------------------
 
@@ -220,53 +250,54 @@ class Server:
 
     def answer(self, msg, link):
         # One decoded message in; its answer, if it has one, is written through link.
-        if type(msg) is not dict:
-            if type(msg) is list and self.version == BATCHES and type(link) is jsonrpc.JsonLink:
-                from tinymcp.batch import answer  # JSON lines only: a CBOR frame is one message
-                answer(self, msg, link)
+        if type(msg) is dict:
+            rid = msg.get("id")
+            good_id = type(rid) is int or type(rid) is str
+            if msg.get("jsonrpc") != "2.0":
+                link.error(rid if good_id else None, INVALID_REQUEST,
+                           must("jsonrpc", '"2.0"', "Request"))
                 return
+            method = msg.get("method")
+            if method is None and ("result" in msg or "error" in msg):
+                waiting = self.session.waiting
+                if good_id and waiting is not None and rid in waiting:
+                    waiting[rid] = msg  # the client's answer to a request of ours (Context.request)
+                return
+            if type(method) is not str:
+                link.error(rid if good_id else None, INVALID_REQUEST,
+                           must("method", "a string", "Request"))
+                return
+            params = msg.get("params")
+            if params is None:
+                params = _NO_PARAMS  # shared, never written: no dict per ping
+            if "id" not in msg:
+                if type(params) is dict:
+                    self._notification(method, params)
+                return
+            if not good_id:
+                link.error(None, INVALID_REQUEST, must("id", "a string or an integer", "Request"))
+                return
+            if type(params) is not dict:
+                link.error(rid, INVALID_PARAMS, must("params", "an object"))
+                return
+            self._request(rid, method, params, link)
+        elif (type(msg) is list and self.session.version == BATCHES
+              and type(link) is jsonrpc.JsonLink):
+            from tinymcp.batch import Batch  # JSON lines only: a CBOR frame is one message
+            Batch(self.session, link, self.answer, self.send).serve(msg)
+        else:
             why = "batches are not supported" if type(msg) is list else "expected a JSON object"
             link.error(None, INVALID_REQUEST, "Invalid Request: " + why)
-            return
-        rid = msg.get("id")
-        good_id = type(rid) is int or type(rid) is str
-        if msg.get("jsonrpc") != "2.0":
-            link.error(rid if good_id else None, INVALID_REQUEST,
-                       must("jsonrpc", '"2.0"', "Request"))
-            return
-        method = msg.get("method")
-        if method is None and ("result" in msg or "error" in msg):
-            waiting = self.waiting
-            if good_id and waiting is not None and rid in waiting:
-                waiting[rid] = msg  # the client's answer to a request of ours (Context.request)
-            return
-        if type(method) is not str:
-            link.error(rid if good_id else None, INVALID_REQUEST,
-                       must("method", "a string", "Request"))
-            return
-        params = msg.get("params")
-        if params is None:
-            params = _NO_PARAMS  # shared, never written: no dict per ping
-        if "id" not in msg:
-            if type(params) is dict:
-                self._notification(method, params)
-            return
-        if not good_id:
-            link.error(None, INVALID_REQUEST, must("id", "a string or an integer", "Request"))
-            return
-        if type(params) is not dict:
-            link.error(rid, INVALID_PARAMS, must("params", "an object"))
-            return
-        self._request(rid, method, params, link)
 
     def _request(self, rid, method, params, link):
         revision = self._decide(method, params)
-        self.busy = True
-        self.running = rid
-        self.cancelled = False
+        call = self.session.call
+        call.busy = True
+        call.id = rid
+        call.cancelled = False
         meta = params.get("_meta")
-        self.meta = meta if type(meta) is dict else None
-        self.token = meta.get("progressToken") if self.meta is not None else None
+        meta = call.meta = meta if type(meta) is dict else None
+        call.token = meta.get("progressToken") if meta is not None else None
         try:
             handler = revision.gate(self, method, params)
             result = handler(self, params)
@@ -277,11 +308,11 @@ class Server:
         except Exception as e:
             result = RpcError(INTERNAL_ERROR, "Internal error: " + describe(e))
         finally:
-            self.busy = False
-            self.running = None
+            call.busy = False
+            call.id = None
             revision.done(self)
-        if self.cancelled or result is None:
-            self.cancelled = False  # what runs next (idle work) is not the cancelled request
+        if call.cancelled or result is None:
+            call.cancelled = False  # what runs next (idle work) is not the cancelled request
             return  # the client gave up on it, or it is answered later (a listen stream)
         if type(result) is RpcError:
             link.error(rid, result.code, result.message, result.data)
@@ -291,8 +322,8 @@ class Server:
     def _decide(self, method, params):
         # The first request decides the revision: initialize -> the handshake, a 2026-07-28
         # request (server/discover, or the per-request _meta) -> tinymcp.stateless, loaded then.
-        revision = self.revision
-        if revision is HANDSHAKE and not self.initialized and method != "initialize":
+        revision = self.session.revision
+        if revision is HANDSHAKE and not self.session.initialized and method != "initialize":
             meta = params.get("_meta")
             if ((type(meta) is dict and VERSION_META in meta) or method == "server/discover"
                     or method == "subscriptions/listen"):
@@ -304,16 +335,18 @@ class Server:
         return revision
 
     def _notification(self, method, params):
+        session = self.session
         if method == "notifications/cancelled":
             rid = params.get("requestId")
-            if self.busy and rid == self.running:
-                self.cancelled = True
-            elif self.work is None or not self.work.cancel(rid):
-                self.revision.cancel(self, rid)  # may end a subscriptions/listen stream
+            call = session.call
+            if call.busy and rid == call.id:
+                call.cancelled = True
+            elif session.work is None or not session.work.cancel(rid):
+                session.revision.cancel(self, rid)  # may end a subscriptions/listen stream
         elif method == OWNER_ENDED and self.leases is not None:  # a host behind a bridge left
             owner = params.get("owner")
             if type(owner) is str:
-                self.leases.end(self.session, owner)
+                self.leases.end(session.number, owner)
 
     # -- helpers for handlers ------------------------------------------------------------
 
@@ -324,10 +357,11 @@ class Server:
 
     def cached(self, key, build):
         # An encoded result, built once per registry state and protocol revision.
-        out = self.cache.get(key)
+        cache = self.session.cache
+        out = cache.get(key)
         if out is None:
-            out = jsonrpc.dumps(self.revision.finish(self, key, build(self)))
-            self.cache[key] = out
+            out = jsonrpc.dumps(self.session.revision.finish(self, key, build(self)))
+            cache[key] = out
         return out
 
     def once(self, name, fn, *args):
@@ -350,9 +384,10 @@ class Server:
                 raise RpcError(INVALID_PARAMS, "Invalid params: unknown cursor")
             start = int(cursor)
         name = key if start == 0 else key + str(start)
-        out = self.cache.get(name)
+        cache = self.session.cache
+        out = cache.get(name)
         if out is None:
-            out = self.cache[name] = self.once("listing", "page", key, items, start)
+            out = cache[name] = self.once("listing", "page", key, items, start)
         return out
 
 
@@ -399,7 +434,7 @@ def _set_level(server, params):
     level = params.get("level")
     if level not in LEVELS:
         raise RpcError(INVALID_PARAMS, "Invalid params: level must be one of " + ", ".join(LEVELS))
-    server.log_level = LEVELS.index(level)
+    server.session.log_level = LEVELS.index(level)
     return _EMPTY
 
 
@@ -429,7 +464,7 @@ def _subscribe(server, params):
         raise RpcError(INVALID_PARAMS, must("uri", "a string"))
     resources = _registry(server, "resources")
     resources.lookup(uri)
-    server.subscriptions[uri] = resources.watch(uri)
+    server.session.subscriptions[uri] = resources.watch(uri)
     return _EMPTY
 
 
@@ -438,8 +473,9 @@ def _unsubscribe(server, params):
     uri = params.get("uri")
     if type(uri) is not str:
         raise RpcError(INVALID_PARAMS, must("uri", "a string"))
-    if uri in server.subscriptions:
-        del server.subscriptions[uri]
+    subs = server.session.subscriptions
+    if uri in subs:
+        del subs[uri]
     return _EMPTY
 
 

@@ -54,7 +54,8 @@ class Stateless:
     # -- one request ------------------------------------------------------------------------
 
     def gate(self, server, method, params):
-        if server.initialized:  # the connection opened with initialize: that era it stays
+        session = server.session
+        if session.initialized:  # the connection opened with initialize: that era it stays
             raise RpcError(INVALID_REQUEST, "Invalid Request: this connection speaks the "
                                             "initialize era; no 2026-07-28 _meta here")
         if method in HANDSHAKE_ONLY:
@@ -63,9 +64,9 @@ class Stateless:
                            + " is not part of protocol 2026-07-28",
                            {"supported": list(VERSIONS)} if method == "initialize" else None)
         meta = params.get("_meta")
-        self._envelope(server, meta)
-        if server.revision is not self:
-            self._lock(server)
+        self._envelope(session, meta)
+        if session.revision is not self:
+            self._lock(session)
         handler = _OWN.get(method)
         if handler is None:
             handler = server.handlers.get(method)
@@ -85,11 +86,11 @@ class Stateless:
             if level not in LEVELS:
                 raise RpcError(INVALID_PARAMS, "Invalid params: " + LOG_LEVEL_META
                                + " must be one of " + ", ".join(LEVELS))
-            server.log_level = LEVELS.index(level)
+            session.log_level = LEVELS.index(level)
         self.caps = meta[CAPABILITIES_META]
         return handler
 
-    def _envelope(self, server, meta):
+    def _envelope(self, session, meta):
         # Raises unless _meta carries a supported version and the client's capabilities.
         if type(meta) is not dict or VERSION_META not in meta or CAPABILITIES_META not in meta:
             raise RpcError(INVALID_PARAMS, "Invalid params: _meta must carry " + VERSION_META
@@ -100,7 +101,7 @@ class Stateless:
         if version not in VERSIONS:
             # Before the era is decided the client may still fall back to initialize.
             supported = list(VERSIONS)
-            if server.revision is not self:
+            if session.revision is not self:
                 supported.extend(HANDSHAKE_VERSIONS)
             raise RpcError(UNSUPPORTED_VERSION, "Unsupported protocol version",
                            {"supported": supported, "requested": version})
@@ -108,14 +109,14 @@ class Stateless:
             raise RpcError(INVALID_PARAMS, "Invalid params: " + CAPABILITIES_META
                            + " must be an object")
 
-    def _lock(self, server):
+    def _lock(self, session):
         # This connection now speaks 2026-07-28 only.
-        server.revision = self
-        server.version = STATELESS
-        server.era = len(HANDSHAKE_VERSIONS)  # newer than every handshake version: all fields
-        server.log_level = _OFF
-        server.subscriptions = {}
-        server.cache = {}
+        session.revision = self
+        session.version = STATELESS
+        session.era = len(HANDSHAKE_VERSIONS)  # newer than every handshake version: all fields
+        session.log_level = _OFF
+        session.subscriptions = {}
+        session.cache = {}
 
     def finish(self, server, method, result):
         # resultType and serverInfo on every result, cache hints on the cacheable ones.
@@ -139,7 +140,7 @@ class Stateless:
         return result
 
     def done(self, server):
-        server.log_level = _OFF
+        server.session.log_level = _OFF
         self.caps = self.params = self.binding = self.answers = None
 
     # -- input-required results (multi round-trip requests) ---------------------------------
@@ -247,19 +248,20 @@ class Stateless:
 
     def _watch(self, server):
         # Server.poll() watches the union of the open streams' URIs.
-        was = server.subscriptions
+        session = server.session
+        was = session.subscriptions
         now = {}
         for rid in self.listens:
             for uri in self.listens[rid].get("resourceSubscriptions", ()):
                 if uri not in now:
                     now[uri] = was[uri] if uri in was else server.resources.watch(uri)
-        server.subscriptions = now
+        session.subscriptions = now
 
     def changed(self, server, kind):
         self._event(server, "notifications/" + kind + "/list_changed", kind + "ListChanged")
 
     def updated(self, server, uri):
-        if uri in server.subscriptions:
+        if uri in server.session.subscriptions:
             self._event(server, "notifications/resources/updated", None, uri)
 
     def _event(self, server, method, flag, uri=None):
@@ -290,11 +292,12 @@ def _discover_result(server):
 
 
 def _listen(server, params):
-    return server.revision.listen(server, server.running, params.get("notifications"))
+    session = server.session
+    return session.revision.listen(server, session.call.id, params.get("notifications"))
 
 
 def _asking(server, params):
-    revision = server.revision
+    revision = server.session.revision
     method = revision.method
     try:
         return server.handlers[method](server, params)

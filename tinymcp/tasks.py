@@ -40,7 +40,7 @@ def new_id():
     return hexlify(raw).decode()
 
 
-class Call:
+class Job:
     # One generator tool call being stepped: the request it answers and where its answer goes.
     def __init__(self, rid, gen, name, structured, token, link, task=None):
         self.rid = rid
@@ -73,8 +73,8 @@ def task_ended(server, task):
 
 
 class Work:
-    # The generator tool calls in progress, stepped by the serve loop (Channel.run) each turn,
-    # and the tasks the board keeps.
+    # The generator tool calls of one session in progress, stepped by the serve loop
+    # (Channel.run) each turn with the session entered, and the tasks the board keeps for it.
     max_calls = 4       # open plain calls at once; one more is refused with an isError result
     max_tasks = 4       # tasks kept, working or ended; the oldest ended goes first
     ttl_ms = 300000     # how long an ended task is kept when the client asks no ttl
@@ -82,7 +82,7 @@ class Work:
     poll_ms = 1000      # the polling interval suggested to clients
 
     def __init__(self):
-        self.live = []   # Call, in the order they started
+        self.live = []   # Job, in the order they started
         self.tasks = []  # Task, oldest first
 
     # -- plain calls -------------------------------------------------------------------------
@@ -90,7 +90,8 @@ class Work:
     def start(self, server, gen, name, structured):
         # -> None: the request stays open and is answered when the generator returns; or a
         # result now (inside a batch, or when too many calls are open).
-        if server.batch is not None:  # a batch's answers form one array: this one runs inline
+        session = server.session
+        if session.batch is not None:  # a batch's answers form one array: this one runs inline
             return _run(server, gen, name, structured)
         plain = 0
         for call in self.live:
@@ -99,7 +100,8 @@ class Work:
             gen.close()
             return error_result(name + " not started: " + str(self.max_calls)
                                 + " long tool calls are running; try again when one ends")
-        self.live.append(Call(server.running, gen, name, structured, server.token, server.link))
+        call = session.call
+        self.live.append(Job(call.id, gen, name, structured, call.token, session.link))
         return None
 
     def cancel(self, rid):
@@ -133,8 +135,9 @@ class Work:
             # id no longer reaches it (tasks/cancel does).
             rid = call.rid if call.task is None else None
             done, value = _advance(server, call.gen, rid, call.token, call.name)
-            if server.cancelled:  # cancelled while it ran (ctx.cancelled read the input)
-                server.cancelled = False
+            now = server.session.call
+            if now.cancelled:  # cancelled while it ran (ctx.cancelled read the input)
+                now.cancelled = False
                 if call in live:
                     self._drop(call)
                 continue
@@ -149,7 +152,7 @@ class Work:
             if call.task is not None:
                 self._end(server, call.task, result, True)
                 continue
-            result = server.revision.finish(server, "tools/call", result)
+            result = server.session.revision.finish(server, "tools/call", result)
             link = call.link if call.link is not None else server.out_link()
             link.result(call.rid, result)
 
@@ -172,13 +175,14 @@ class Work:
         ttl = asked.get("ttl", self.ttl_ms)
         if type(ttl) is not int and type(ttl) is not float or ttl > self.max_ttl_ms:
             ttl = self.max_ttl_ms  # null (unlimited) or longer than the board keeps anything
-        task = Task(new_id(), int(ttl) if ttl > 0 else 0, server.link)
+        session = server.session
+        task = Task(new_id(), int(ttl) if ttl > 0 else 0, session.link)
         tasks.append(task)
-        era = server.era
+        era = session.era
         if type(value).__name__ == "generator":
-            token = server.token if era == _UTILITY_ERA else None  # 2026-07-28: no progress
-            self.live.append(Call(server.running, value, name, structured, token, server.link,
-                                  task))
+            call = session.call
+            token = call.token if era == _UTILITY_ERA else None  # 2026-07-28: no progress
+            self.live.append(Job(call.id, value, name, structured, token, session.link, task))
         else:  # ended already (bad arguments, a plain tool): the task says so at once
             self._end(server, task, value, False)
         if era == _UTILITY_ERA:
@@ -191,7 +195,7 @@ class Work:
         if task.status in TERMINAL:  # cancelled stays cancelled
             return
         result = _plain(result)
-        era = server.era
+        era = server.session.era
         # 2025-11-25: a tool result with isError is a failed task; 2026-07-28: completed.
         failed = era == _UTILITY_ERA and result.get("isError") is True
         task.status = "failed" if failed else "completed"
@@ -204,7 +208,7 @@ class Work:
                        "params": _state(task, era)})
         elif notify:  # 2026-07-28: to the subscriptions/listen streams that asked for it
             from tinymcp.stateless import SUBSCRIPTION_META  # loaded: the revision serving
-            listens = server.revision.listens
+            listens = server.session.revision.listens
             for rid in listens:
                 if task.id in listens[rid].get("taskIds", ()):
                     params = _detailed(task)
@@ -299,13 +303,14 @@ def _plain(result):
 
 
 def _advance(server, gen, rid, token, name):
-    # One step of gen, with the server speaking for its request (ctx.progress, ctx.log and
-    # ctx.cancelled work as in a plain handler) -> (0, what it yielded), (1, what it returned),
-    # or (2, an isError result) when it raised.
-    server.busy = True
-    server.running = rid
-    server.token = token
-    server.cancelled = False
+    # One step of gen, with the session's Call speaking for its request (ctx.progress, ctx.log
+    # and ctx.cancelled work as in a plain handler) -> (0, what it yielded), (1, what it
+    # returned), or (2, an isError result) when it raised.
+    call = server.session.call
+    call.busy = True
+    call.id = rid
+    call.token = token
+    call.cancelled = False
     try:
         return 0, gen.send(None)
     except StopIteration as e:
@@ -313,9 +318,9 @@ def _advance(server, gen, rid, token, name):
     except Exception as e:
         return 2, error_result(name + " failed: " + (str(e) or e.__class__.__name__))
     finally:
-        server.busy = False
-        server.running = None
-        server.token = None
+        call.busy = False
+        call.id = None
+        call.token = None
 
 
 def _progress(server, call, fraction):
@@ -334,7 +339,8 @@ def _progress(server, call, fraction):
 def _run(server, gen, name, structured):
     # The whole generator now, in the request (a batch).
     while True:
-        done, value = _advance(server, gen, server.running, server.token, name)
+        call = server.session.call
+        done, value = _advance(server, gen, call.id, call.token, name)
         if done == 2:
             return value
         if done:
@@ -342,9 +348,7 @@ def _run(server, gen, name, structured):
 
 
 def start(server, value, name, structured, task=None):
-    work = server.work
-    if work is None:
-        work = server.work = Work()
+    work = _session_work(server.session)
     if task is None:
         return work.start(server, value, name, structured)
     return work.create(server, value, name, structured, task)
@@ -354,7 +358,7 @@ def start(server, value, name, structured, task=None):
 
 def _declared(server):
     # Did this 2026-07-28 request's client capabilities include the tasks extension?
-    return _declares(server.revision.caps)
+    return _declares(server.session.revision.caps)
 
 
 def _declares(caps):
@@ -371,7 +375,7 @@ def wanted(server, params, mode, name):
     # -> the task params to run this tools/call as a task, or None for a plain call; raises
     # the revision's error where the call cannot be served as asked. mode: 0 the tool has no
     # task support, 1 optional, 2 required.
-    era = server.era
+    era = server.session.era
     if era == _EXTENSION_ERA:  # the server decides: a long tool is a task when the client can
         if not mode:
             return None
@@ -398,7 +402,7 @@ def wanted(server, params, mode, name):
 
 def _work(server, method):
     # The board's tasks, once the revision allows method.
-    era = server.era
+    era = server.session.era
     if era == _EXTENSION_ERA:
         if method == "tasks/result" or method == "tasks/list":
             raise RpcError(METHOD_NOT_FOUND, "Method not found: " + method
@@ -408,10 +412,15 @@ def _work(server, method):
     elif era != _UTILITY_ERA or method == "tasks/update":
         raise RpcError(METHOD_NOT_FOUND, "Method not found: " + method
                        + (" needs protocol 2025-11-25" if era < _UTILITY_ERA else ""))
-    work = server.work
-    if work is None:
-        work = server.work = Work()
+    work = _session_work(server.session)
     work.expire()
+    return work
+
+
+def _session_work(session):
+    work = session.work
+    if work is None:
+        work = session.work = Work()
     return work
 
 
@@ -429,16 +438,17 @@ def listen(server, caps, tids):
         raise _missing()
     if type(tids) is not list:
         raise RpcError(INVALID_PARAMS, "Invalid params: taskIds must be a list of task ids")
-    work = server.work
+    work = server.session.work
     kept = [task.id for task in work.tasks] if work is not None else ()
     return [tid for tid in tids if tid in kept]
 
 
 def _get(server, params):
     task = _work(server, "tasks/get").find(params)
-    if server.era == _EXTENSION_ERA:
+    era = server.session.era
+    if era == _EXTENSION_ERA:
         return _detailed(task)
-    return _state(task, server.era)
+    return _state(task, era)
 
 
 def _result(server, params):
@@ -447,7 +457,8 @@ def _result(server, params):
         return fetch(task)
     if task.waiting is None:
         task.waiting = []
-    task.waiting.append((server.running, server.link))
+    session = server.session
+    task.waiting.append((session.call.id, session.link))
     return None  # answered when the task ends
 
 
@@ -455,13 +466,14 @@ def _list(server, params):
     work = _work(server, "tasks/list")
     if params.get("cursor") is not None:  # every task fits one page
         raise RpcError(INVALID_PARAMS, "Invalid params: unknown cursor")
-    return {"tasks": [_state(task, server.era) for task in work.tasks]}
+    era = server.session.era
+    return {"tasks": [_state(task, era) for task in work.tasks]}
 
 
 def _cancel(server, params):
     work = _work(server, "tasks/cancel")
     task = work.find(params)
-    era = server.era
+    era = server.session.era
     if task.status in TERMINAL:
         if era == _EXTENSION_ERA:
             return {}  # an acknowledgement: cancellation is cooperative

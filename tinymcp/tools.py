@@ -91,7 +91,7 @@ def shape(value, structured, server):
                 return error_result("the tool's result holds NaN or infinity in '" + key + "'")
         reply = server.structured  # [value, full, tail] (jsonrpc.py), refilled
         reply[0] = value
-        reply[1] = server.era >= 2
+        reply[1] = server.session.era >= 2
         reply[2] = None  # the revision's finish() adds its own
         return reply
     if type(value) is str:

@@ -27,8 +27,8 @@ def build():
     from machine import ADC, I2C, PWM, Pin, unique_id
     server = Server("tinymcp-esp32", "0.1.0", title="ESP32 DevKitC",
                     instructions="An ESP32 DevKitC on the bench: its chip temperature, ADC "
-                                 "inputs, LED and the sensors on its I2C bus.")
-    server.identity = "esp32-" + hexlify(bytes(unique_id())).decode()
+                                 "inputs, LED and the sensors on its I2C bus.",
+                    identity="esp32-" + hexlify(bytes(unique_id())).decode())
     internal.attach(server, internal.ESP32(esp32))
     adcs = [ADC(Pin(n)) for n in ADC_PINS]
     for a in adcs:

@@ -25,8 +25,8 @@ def build():
     from machine import ADC, I2C, PWM, Pin, unique_id
     server = Server("tinymcp-pico", "0.1.0", title="Raspberry Pi Pico",
                     instructions="A Raspberry Pi Pico on the bench: its temperature, ADC "
-                                 "inputs, LED and the sensors on its I2C bus.")
-    server.identity = "rp2-" + hexlify(bytes(unique_id())).decode()
+                                 "inputs, LED and the sensors on its I2C bus.",
+                    identity="rp2-" + hexlify(bytes(unique_id())).decode())
     internal.attach(server, internal.RP2040(ADC(4), VREF))
     adc.attach(server, adc.ADCChannels([ADC(n) for n in ADC_PINS], VREF))
     led.attach(server, led.Led(Pin(LED, Pin.OUT)))

@@ -72,11 +72,13 @@ def build(world=None, bench=None):
     world = world or SimWorld()
     if bench is None:
         bench = "--bench" in sys.argv or _env("TINYMCP_SIM_BENCH") == "1"
-    server = Server("tinymcp-sim", "0.1.0", title="tinymcp simulated board",
-                    instructions="A simulated board: read its temperature "
-                                 "sensor and ADC channels, switch its LED.")
+    instructions = "A simulated board: read its temperature sensor and ADC channels, switch its LED."
+    if bench:  # boards/sim/simbench.py
+        instructions += " Its I2C bus has a BME280 and an SHT3x."
     # Who it is, for a bridge that finds boards by identity: --id ID or $TINYMCP_SIM_ID.
-    server.identity = _option("--id") or _env("TINYMCP_SIM_ID") or "sim"
+    server = Server("tinymcp-sim", "0.1.0", title="tinymcp simulated board",
+                    instructions=instructions,
+                    identity=_option("--id") or _env("TINYMCP_SIM_ID") or "sim")
     # The same drivers a Pico runs, over simulated parts.
     chip = internal.attach(server, internal.RP2040(sim.ADC(world.chip_volts, VREF), VREF))
     adc.attach(server, world.adcs)

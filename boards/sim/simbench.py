@@ -4,7 +4,6 @@
 
 
 def attach(server, world, readings):
-    server.instructions += " Its I2C bus has a BME280 and an SHT3x."
     from tinymcp.sensors import bme280, gpio, i2cscan, sht3x, simchips
     gpio.attach(server, gpio.Pins(inputs={14: world.button}, outputs={15: world.relay},
                                   pwm={16: world.fan}))

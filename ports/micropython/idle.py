@@ -1,14 +1,13 @@
-# The heartbeat LED and the watchdog of boot.start(heartbeat=..., watchdog_ms=...): the serve
-# loop's idle poll blinks and feeds them, and a timer keeps a started watchdog fed after serving
-# ends. A board with neither never loads this module.
+# The heartbeat LED and the watchdog of boot.start(heartbeat=..., watchdog_ms=...): an idle hook
+# of the server blinks and feeds them from the serve loop's idle poll, and a timer keeps a
+# started watchdog fed after serving ends. A board with neither never loads this module.
 from tinymcp.clock import ticks_ms, ticks_diff
 
 
 class Idle:
-    # Runs in the serve loop's idle poll (every ~200 ms): feeds the watchdog and blinks the
-    # heartbeat LED, then polls subscriptions as usual. A loop that hangs stops both.
-    def __init__(self, poll, led=None, wdt=None, every_ms=500):
-        self.poll = poll
+    # An idle hook (in Server.idle), run in the serve loop's idle poll (every ~200 ms) with the
+    # others: feeds the watchdog and blinks the heartbeat LED. A loop that hangs stops both.
+    def __init__(self, led=None, wdt=None, every_ms=500):
         self.led = led
         self.wdt = wdt
         self.every_ms = every_ms
@@ -22,16 +21,15 @@ class Idle:
             self.last = ticks_ms()
             self.lit = not self.lit
             self.led.value(1 if self.lit else 0)
-        self.poll()
 
 
 def watch(server, led=None, watchdog_ms=None):
-    # -> the machine.WDT started (None without watchdog_ms); the server's poll becomes an Idle.
+    # -> the machine.WDT started (None without watchdog_ms), fed by an Idle hook of the server.
     wdt = None
     if watchdog_ms:
         from machine import WDT
         wdt = WDT(timeout=watchdog_ms)
-    server.poll = Idle(server.poll, led, wdt)
+    server.idle.append(Idle(led, wdt))
     return wdt
 
 

@@ -240,8 +240,8 @@ def test_a_task_that_ends_is_an_event():
     _, start, _ = wait(server, timeout_s=0)
     created = result(server, "tools/call", {"name": "measure", "arguments": {}, "task": {}}, 5)
     for _ in range(10):
-        if server.work.live:
-            server.work.step(server)
+        if server.session.work.live:
+            server.session.work.step(server)
     _, found, _ = wait(server, start["cursor"], timeout_s=0)
     ended = [e for e in found["events"] if e["kind"] == "task_ended"]
     assert ended == [{"kind": "task_ended", "t_ms": ended[0]["t_ms"],

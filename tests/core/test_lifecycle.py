@@ -72,7 +72,7 @@ def test_initialize_again_starts_a_new_session():
     server.handle(frame("logging/setLevel", {"level": "error"}))
     res = initialize(server, "2025-11-25")
     assert res["protocolVersion"] == "2025-11-25"
-    assert server.log_level == 1
+    assert server.session.log_level == 1
     assert "title" in res["serverInfo"]
 
 

@@ -107,7 +107,7 @@ def test_2025_03_26_initialize_is_refused_inside_a_batch():
     answers = json.loads(server.handle(batch(init, ping(6))))
     assert answers[0]["id"] == 5 and answers[0]["error"]["code"] == -32600
     assert answers[1] == {"jsonrpc": "2.0", "id": 6, "result": {}}
-    assert server.version == "2025-03-26"  # the session is unchanged
+    assert server.session.version == "2025-03-26"  # the session is unchanged
 
 
 def test_every_other_revision_refuses_a_batch_with_invalid_request():

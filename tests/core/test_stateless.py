@@ -137,7 +137,7 @@ def test_pages_and_the_list_answer_are_encoded_once():
     assert len(page["tools"]) == 2 and page["resultType"] == "complete" and page["ttlMs"] >= 0
     rest = call(server, "tools/list", {"cursor": page["nextCursor"]})
     assert [t["name"] for t in rest["tools"]] == ["echo"] and rest["cacheScope"] == "public"
-    cached = server.cache["tools"]
+    cached = server.session.cache["tools"]
     assert server.handle(frame("tools/list", stamped(), id=9)).endswith(b"".join(cached) + b"}")
 
 
@@ -236,7 +236,7 @@ def test_the_handshake_era_never_loads_the_stateless_module_on_its_own():
     result(server, "tools/list")
     result(server, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 1}})
     from tinymcp.revision import HANDSHAKE
-    assert server.revision is HANDSHAKE
+    assert server.session.revision is HANDSHAKE
 
 
 def test_a_client_that_probes_then_falls_back_leaves_the_stateless_module_unloaded():
@@ -383,7 +383,7 @@ def test_cancelling_a_listen_ends_its_stream_without_a_response():
     server.poll()
     server.tool("late", "arrives late")(lambda: "hi")
     assert notifications(server) == []
-    assert server.subscriptions == {}
+    assert server.session.subscriptions == {}
 
 
 def test_listen_refuses_bad_filters_and_too_many_streams():
@@ -391,7 +391,7 @@ def test_listen_refuses_bad_filters_and_too_many_streams():
     assert fails(server, "subscriptions/listen", {"notifications": []})["code"] == -32602
     wrong = {"notifications": {"resourceSubscriptions": "sensor://temperature"}}
     assert fails(server, "subscriptions/listen", wrong)["code"] == -32602
-    for i in range(server.revision.max_listens):
+    for i in range(server.session.revision.max_listens):
         listen(server, i, toolsListChanged=True)
     assert fails(server, "subscriptions/listen", {"notifications": {}}, id=99)["code"] == -32603
     assert error(server, "subscriptions/listen", {"notifications": {}})["code"] == -32602

@@ -122,8 +122,8 @@ def test_driven_through_handle_the_answer_lands_in_the_outbox():
     initialize(server)
     notifications(server)
     assert server.handle(frame("tools/call", {"name": "count", "arguments": {"n": 1}})) is None
-    server.work.step(server)
-    server.work.step(server)
+    server.session.work.step(server)
+    server.session.work.step(server)
     assert [m["id"] for m in notifications(server)] == [1]
     assert result(server, "ping", id=2) == {}
 
@@ -178,9 +178,9 @@ def create(server, name="measure", arguments=None, id=1, **task):
 def finish(server):
     # Step the long work to its end, as the serve loop does in its idle time.
     for _ in range(100):
-        if not server.work.live:
+        if not server.session.work.live:
             return
-        server.work.step(server)
+        server.session.work.step(server)
     raise AssertionError("the work never ended")
 
 
@@ -312,10 +312,10 @@ def test_cancelling_a_task_stops_it_and_nothing_more_is_sent():
     # cancelled status before sending the response."
     server = tasked()
     tid = create(server, arguments={"n": 5})["taskId"]
-    server.work.step(server)
+    server.session.work.step(server)
     cancelled = result(server, "tasks/cancel", {"taskId": tid}, 2)
     assert cancelled["taskId"] == tid and cancelled["status"] == "cancelled"
-    assert server.work.live == []
+    assert server.session.work.live == []
     assert notifications(server) == []
     assert result(server, "tasks/get", {"taskId": tid}, 3)["status"] == "cancelled"
     # "Receivers MUST reject cancellation requests for tasks already in a terminal status
@@ -357,8 +357,8 @@ def test_the_board_keeps_a_bounded_number_of_tasks():
         create(server, arguments={"n": 50}, id=i)
     err = error(server, "tools/call", {"name": "measure", "arguments": {"n": 1}, "task": {}}, 5)
     assert err["code"] == -32603 and "4 tasks are working" in err["message"]
-    server.work.step(server)
-    server.work.step(server)  # the first ended: it makes room for a new one
+    server.session.work.step(server)
+    server.session.work.step(server)  # the first ended: it makes room for a new one
     create(server, arguments={"n": 1}, id=6)
     kept = [t["taskId"] for t in result(server, "tasks/list", {}, 7)["tasks"]]
     assert first not in kept and len(kept) == 4
@@ -369,7 +369,7 @@ def test_the_board_caps_the_ttl_a_client_asks():
     # ttl duration (or null for unlimited) in tasks/get responses."
     server = tasked()
     tid = create(server, ttl=10 ** 9)["taskId"]
-    assert result(server, "tasks/get", {"taskId": tid}, 2)["ttl"] == server.work.max_ttl_ms
+    assert result(server, "tasks/get", {"taskId": tid}, 2)["ttl"] == server.session.work.max_ttl_ms
 
 
 def test_an_ended_task_is_forgotten_after_its_ttl():
@@ -483,7 +483,7 @@ def test_a_board_without_task_tools_has_no_task_methods():
     server = board()
     initialize(server)
     result(server, "tools/list")
-    assert server.work is None and server.handlers is Server.handlers
+    assert server.session.work is None and server.handlers is Server.handlers
     assert "tasks" not in result(server, "initialize", {"protocolVersion": "2025-11-25",
                                                         "capabilities": {}}, 0)["capabilities"]
     assert error(server, "tasks/get", {"taskId": "x"}, 2)["code"] == -32601

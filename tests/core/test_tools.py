@@ -160,9 +160,9 @@ def test_a_bad_cursor_is_invalid_params():
 def test_tools_list_answer_is_built_once_and_reused():
     server = ready()
     first = server.handle(frame("tools/list"))
-    cached = server.cache["tools"]
+    cached = server.session.cache["tools"]
     assert server.handle(frame("tools/list", id=2)).endswith(b"".join(cached) + b"}")
-    assert server.cache["tools"] is cached
+    assert server.session.cache["tools"] is cached
     assert first.replace(b'"id":1', b'"id":2') == server.handle(frame("tools/list", id=2))
 
 

@@ -4,6 +4,7 @@ import os
 from ports.micropython.boot import start
 from ports.micropython.safeboot import skip_reason
 from ports.micropython.idle import Idle
+from tinymcp import Server
 from tests.sensors.fakes import server
 
 FLAG = "tests_sensors_noserve.flag"
@@ -84,14 +85,16 @@ def test_heartbeat_blinks_and_the_idle_hook_still_polls():
 
     led = Led()
     dog = Dog()
-    idle = Idle(lambda: polls.append(1), led, dog, every_ms=0)
-    idle()
+    s = Server("t", "0")
+    s.idle.append(lambda: polls.append(1))
+    s.idle.append(Idle(led, dog, every_ms=0))
+    s.poll()
     assert led.level == 1 and dog.fed == 1 and polls == [1]
-    idle()
+    s.poll()
     assert led.level == 0 and dog.fed == 2 and len(polls) == 2
 
 
-def test_start_installs_the_heartbeat_on_the_servers_poll():
+def test_start_installs_the_heartbeat_as_an_idle_hook_of_the_server():
     _cleanup()
 
     class Led:
@@ -100,11 +103,11 @@ def test_start_installs_the_heartbeat_on_the_servers_poll():
     seen = []
 
     def fake_serve(s, stream):
-        seen.append(s.poll)
+        seen.extend(s.idle)
         s.poll()
         return "interrupt"
     assert start(server, flag=FLAG, heartbeat=Led(), serve=fake_serve) == "interrupt"
-    assert isinstance(seen[0], Idle)
+    assert isinstance(seen[-1], Idle)
 
 
 def test_a_watchdog_is_fed_while_serving_and_by_a_timer_after_a_deliberate_exit():

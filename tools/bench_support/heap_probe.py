@@ -236,13 +236,13 @@ def task_costs():
                      '"task":{"ttl":60000}}}' % (4720 + i)).encode()) for i in range(5)]
 
     def finish():
-        while server.work.live:
-            server.work.step(server)
+        while server.session.work.live:
+            server.session.work.step(server)
         del server.outbox[:]
 
     server.handle(calls[4])  # warm: the first task makes the board's Work
     finish()
-    del server.work.tasks[:]
+    del server.session.work.tasks[:]
     before = yield from held()
     for i in range(4):
         server.handle(calls[i])
@@ -322,8 +322,9 @@ def board_costs(board_name):
         out["loop_read"] = per(serve_loop(server, READ))
     except Exception as e:
         out["loop (error)"] = e.__class__.__name__ + ": " + str(e)
-    server.link = None
-    server.pump = None
+    session = server.session  # the last channel's: its answers to the outbox from here on
+    session.link = None
+    session.pump = None
     out["stages"] = stages(server)
 
 
