@@ -356,11 +356,13 @@ def mpy_cross(src, dst, flags=()):
 
 
 def build_tree(dest, compiled=True, flags=()):
-    # tinymcp/, ports/ and boards/ (plus the reference board) as .mpy, or as .py source.
+    # tinymcp/, ports/ and boards/ (plus the reference board) as .mpy, or as .py source; not
+    # tinymcp/host/, which never goes to a board (and is free to use what MicroPython lacks).
     sources = []
+    host = os.path.join(ROOT, "tinymcp", "host")
     for top in ("tinymcp", "ports", "boards"):
         for dirpath, _dirs, files in os.walk(os.path.join(ROOT, top)):
-            if "__pycache__" in dirpath:
+            if "__pycache__" in dirpath or dirpath == host or dirpath.startswith(host + os.sep):
                 continue
             for name in files:
                 if name.endswith(".py"):
