@@ -17,5 +17,5 @@ if __name__ == "__main__":
     spec.loader.exec_module(sim)
     channel = Channel(sim.build(), FdStream())
     if os.environ.get("OLD") == "1":
-        channel.server.link_modes["cbor"] = True
+        channel.session.link_modes["cbor"] = True
     channel.run()
