@@ -4,10 +4,16 @@ import ast
 import os
 
 from tests.board_process import REPO
+from tinymcp import later
+
+
+LATER = {entry[1] for entry in later.LATER}   # what loads later, by full dotted name
 
 
 def imports_of(path):
-    # Modules of tinymcp that path imports, at any depth (lazy imports in functions count).
+    # Modules of tinymcp (and ports) that path imports, at any depth (lazy imports in functions
+    # count), and those it loads later by a target of tinymcp/later.py's table (a string naming
+    # "tinymcp.listing.page" imports tinymcp.listing when it runs).
     with open(path) as f:
         tree = ast.parse(f.read(), path)
     found = set()
@@ -17,20 +23,25 @@ def imports_of(path):
         elif isinstance(node, ast.ImportFrom) and node.module:
             found.add(node.module)
             found.update(node.module + "." + a.name for a in node.names)
-    return {name for name in found if name.startswith("tinymcp")}
+        elif (isinstance(node, ast.Constant) and node.value in LATER
+              and not path.endswith(os.path.join("tinymcp", "later.py"))):
+            found.add(node.value.rpartition(".")[0])
+    return {name for name in found if name.startswith(("tinymcp", "ports"))}
 
 
-def module_graph(folder="tinymcp"):
-    # {"tinymcp.server": {"tinymcp.jsonrpc", ...}, ...} over the device modules.
+def module_graph(*folders):
+    # {"tinymcp.server": {"tinymcp.jsonrpc", ...}, ...} over the device modules (folders: of
+    # the device core by default).
     graph = {}
-    base = os.path.join(REPO, folder)
-    for root, dirs, files in os.walk(base):
-        dirs[:] = [d for d in dirs if d not in ("host", "__pycache__")]
-        for name in files:
-            if name.endswith(".py"):
-                rel = os.path.relpath(os.path.join(root, name), REPO)[:-3].replace(os.sep, ".")
-                module = rel[:-len(".__init__")] if rel.endswith(".__init__") else rel
-                graph[module] = imports_of(os.path.join(root, name))
+    for folder in folders or ("tinymcp",):
+        base = os.path.join(REPO, folder)
+        for root, dirs, files in os.walk(base):
+            dirs[:] = [d for d in dirs if d not in ("host", "cpython", "__pycache__")]
+            for name in files:
+                if name.endswith(".py"):
+                    rel = os.path.relpath(os.path.join(root, name), REPO)[:-3].replace(os.sep, ".")
+                    module = rel[:-len(".__init__")] if rel.endswith(".__init__") else rel
+                    graph[module] = imports_of(os.path.join(root, name))
     for module in graph:  # keep edges to modules, not to names inside them
         graph[module] = {m for m in graph[module] if m in graph and m != module}
     return graph
@@ -63,7 +74,18 @@ def cycle(graph):
 
 
 def test_the_device_core_has_no_import_cycle():
-    assert cycle(module_graph()) is None, cycle(module_graph())
+    # What loads later counts (history -> historytools by "tinymcp.historytools.read_history").
+    graph = module_graph()
+    assert "tinymcp.historytools" in graph["tinymcp.history"]
+    assert cycle(graph) is None, cycle(graph)
+
+
+def test_the_device_tree_with_its_ports_has_no_import_cycle():
+    # ports/ (the board's serve glue, safe boot) with the core: boot loads safeboot later
+    # ("ports.micropython.safeboot.ready"), and safeboot imports nothing of boot.
+    graph = module_graph("tinymcp", "ports")
+    assert "ports.micropython.safeboot" in graph["ports.micropython.boot"]
+    assert cycle(graph) is None, cycle(graph)
 
 
 def test_the_host_programs_have_no_import_cycle():

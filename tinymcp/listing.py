@@ -1,6 +1,6 @@
 # The pages of list results: tools/list, resources/list, resources/templates/list and
 # prompts/list. A page is built once a session (it is kept encoded, Server.page), so this module
-# is imported for that and released after it (Server.once).
+# is imported for that and released after it (tinymcp.once, tinymcp/later.py).
 from tinymcp import schema
 from tinymcp.jsonrpc import dumps
 from tinymcp.protocol import const

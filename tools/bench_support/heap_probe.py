@@ -66,11 +66,28 @@ out["platform_preimported"] = platform
 
 
 def held():
-    # -> the bytes still in use once garbage is collected (yield from it).
+    # -> the bytes still in use once garbage is collected (yield from it). On the WebAssembly
+    # build the reading is the first thing of its own runPython call: the collection asked for
+    # here runs when the call before it returns.
     gc.collect()
     yield  # on the WebAssembly build: back to the top level, where the collection runs
     gc.collect()
     return gc.mem_alloc()
+
+
+def dump_qstrs(mark):
+    # The qstrs interned so far and the modules loaded, printed for tools/bench.py after a
+    # "qstrs MARK" line. This
+    # script is compiled before its baseline, so its own names are interned then: those a board
+    # needs too (build, handle, server...) would be missing from the board's bill. tools/bench.py
+    # adds them back from the dump marked "probe" and the .mpy files loaded by each reading.
+    try:
+        from micropython import qstr_info
+    except ImportError:
+        return
+    print("qstrs " + mark)
+    print("modules " + " ".join(sys.modules))
+    qstr_info(1)
 
 
 def per(fn, n=N):
@@ -280,6 +297,7 @@ def serve_loop(server, frame):
 
 
 def board_costs(board_name):
+    dump_qstrs("probe")
     base = yield from held()
     import tinymcp  # noqa: F401  (the import is what is measured)
     out["held_core"] = (yield from held()) - base
@@ -287,6 +305,7 @@ def board_costs(board_name):
     out["held_import"] = (yield from held()) - base
     server = board.build()
     out["held_build"] = (yield from held()) - base
+    dump_qstrs("build")
     if opts["romfs"]:
         out["from"] = sys.modules["tinymcp.server"].__file__
 
@@ -296,6 +315,7 @@ def board_costs(board_name):
                                          or b'"isError":true' in reply):
             raise SystemExit("unexpected reply: " + str(reply))
     out["held_session"] = (yield from held()) - base  # caches filled: initialize and tools/list encoded
+    dump_qstrs("session")
     if server.tools.find("read_history") is not None:
         for frame in HISTORY:
             reply = server.handle(frame)

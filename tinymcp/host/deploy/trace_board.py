@@ -108,12 +108,13 @@ def main():
             spec = importlib.util.find_spec(name)
             if spec is not None and isinstance(spec.origin, str) and spec.origin.endswith(".py"):
                 files.append(os.path.abspath(spec.origin))
+    # The conditions tinymcp/later.py ships a module on ("if F"), as this board answers them.
+    flags = {"completions": bool(getattr(server, "completions", False)),
+             "long_tools": _long_tools(server),
+             "context": _wants_ctx(server),
+             "leases": _leased(server, answers[HANDSHAKE.index(TOOLS_LIST)])}
     with open(out, "w") as f:
-        json.dump({"files": sorted(set(files)),
-                   "completions": bool(getattr(server, "completions", False)),
-                   "long_tools": _long_tools(server),
-                   "context": _wants_ctx(server),
-                   "leases": _leased(server, answers[HANDSHAKE.index(TOOLS_LIST)])}, f)
+        json.dump({"files": sorted(set(files)), "flags": flags}, f)
 
 
 def _leased(server, answer):
