@@ -40,7 +40,7 @@ INITIALIZE = {"protocolVersion": "2025-11-25", "capabilities": {},
 
 # -- a JSON-lines MCP client over a child's stdio ---------------------------------------------
 
-class Session(LineClient):
+class BenchClient(LineClient):
     # The shared line client on a child's stdio, with what the benchmark keeps: each method's
     # bytes on the wire, the time to the first answer, the child's peak RSS.
     def __init__(self, cmd, env=None, timeout=15.0):
@@ -199,7 +199,7 @@ def rates(batches):
     try:
         for label in SERVERS:
             cmd, env = server_cmd(label)
-            sessions[label] = Session(cmd, env)
+            sessions[label] = BenchClient(cmd, env)
             sessions[label].initialize()
         for label, s in sessions.items():  # warm-up: caches, lazy imports, the SDK's models
             s.request("tools/list")
@@ -256,8 +256,8 @@ def writes_per_message(label, calls=300):
     cmd, env = server_cmd(label)
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "strace.txt")
-        with Session([strace, "-f", "-c", "-e", "trace=write,writev", "-o", log] + cmd,
-                     env) as s:
+        with BenchClient([strace, "-f", "-c", "-e", "trace=write,writev", "-o", log] + cmd,
+                         env) as s:
             s.initialize()
             for i in range(calls):
                 s.request("tools/call", call_params(i))
@@ -453,7 +453,7 @@ def whole_session(heap_kib, tree=None, timeout=30.0):
         cmd = [MICROPYTHON, "-X", "heapsize=%dk" % heap_kib, "-m", "boards.sim.main"]
     else:
         cmd = [MICROPYTHON, "-X", "heapsize=%dk" % heap_kib, "boards/sim/main.py"]
-    s = Session(cmd, micropython_env(tree or ROOT), timeout=timeout)
+    s = BenchClient(cmd, micropython_env(tree or ROOT), timeout=timeout)
     try:
         reply = s.request("initialize", INITIALIZE)
         if reply.get("result", {}).get("protocolVersion") != "2025-11-25":
