@@ -5,8 +5,9 @@ import ast
 import functools
 import os
 
+import tinymcp.registry as registry
 from tests.board_process import REPO
-from tinymcp import Server, registry
+from tinymcp import Server
 from tinymcp.schema import integer, number
 from tinymcp.tools import pack_hints
 
@@ -132,10 +133,10 @@ def parsed(rel):
 
 
 def entry_reads(source, path="<source>"):
-    # -> [(line, ok)] for each subscript of an entry in source (text or a parsed module). An entry: a loop variable over a
-    # registry's list, what its find/named/template returns, the first of what resolve/lookup
-    # returns, or (in a module that imports the layout) a name called entry, tool, res, prompt
-    # or template.
+    # -> [(line, ok)] for each subscript of an entry in source (text or a parsed module). An
+    # entry: a loop variable over a registry's list, what its find/named/template returns, the
+    # first of what resolve/lookup returns, or (in a module that imports the layout) a name
+    # called entry, tool, res, prompt or template.
     tree = source if isinstance(source, ast.Module) else ast.parse(source, path)
     layout = set()
     for node in ast.walk(tree):
