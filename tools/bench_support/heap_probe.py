@@ -377,6 +377,7 @@ def stages(server):
     try:
         from tinymcp import schema
         from tinymcp.framing import Out
+        from tinymcp.registry import FN, INPUTS
         params = jsonrpc.loads(adc)["params"]
         tool = server.tools.find("read_adc")
         args = params["arguments"]
@@ -384,8 +385,8 @@ def stages(server):
         link = jsonrpc.JsonLink(Out(discard))
         reply = handler(server, params)
         stage("call:  - handler tools/call (check, run, shape)", lambda: handler(server, params))
-        stage("call:     - schema.arguments of the arguments", lambda: schema.arguments(tool[3], args))
-        stage("call:     - the tool function, fn(**args)", lambda: tool[1](**args))
+        stage("call:     - schema.arguments of the arguments", lambda: schema.arguments(tool[INPUTS], args))
+        stage("call:     - the tool function, fn(**args)", lambda: tool[FN](**args))
         stage("call:  - the JSON link writes the answer (envelope, text mirror)",
               lambda: link.result(4711, reply))
         stage("call:     - alt: json.dump of its dict to a stream", lambda: dump_to_stream(reply[0]))

@@ -9,7 +9,7 @@ import logging
 from tinymcp.context import CLIENT_NEEDS as NEEDS
 from tinymcp.protocol import (INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND, OWNER_ENDED, OWNER_META,
                               RESOURCE_NOT_FOUND)
-from tinymcp.templates import Refused as TemplateRefused, match as template_match, \
+from tinymcp.templates import TemplateRefused, match as template_match, \
     parse as template_parse
 
 from tinymcp.host.bridge import compact as compact_surface

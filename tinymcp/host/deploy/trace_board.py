@@ -135,8 +135,9 @@ def _leased(server, answer):
 def _long_tools(server):
     # Does the board have a generator tool (tinymcp/tasks.py steps it, loaded at its first call)?
     import inspect
+    from tinymcp.registry import FN
     tools = getattr(server, "tools", None)
-    return any(inspect.isgeneratorfunction(entry[1]) for entry in getattr(tools, "items", ()))
+    return any(inspect.isgeneratorfunction(entry[FN]) for entry in getattr(tools, "items", ()))
 
 
 def _wants_ctx(server):
@@ -145,8 +146,8 @@ def _wants_ctx(server):
     tools = getattr(server, "tools", None)
     if tools is None:
         return False
-    from tinymcp.tools import _CTX
-    return any(entry[_CTX] for entry in tools.items)
+    from tinymcp.registry import CTX
+    return any(entry[CTX] for entry in tools.items)
 
 
 if __name__ == "__main__":
