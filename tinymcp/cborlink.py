@@ -161,9 +161,11 @@ class CborLink:
     # The board's side: decodes CBOR frames and writes messages as CBOR frames through the
     # stream's Out, with the JSON link's interface. Counts what it drops.
 
-    def __init__(self, out, json):
-        self.out = out
-        self.json = json    # the stream's JSON link, for garbage before any good CBOR frame
+    def __init__(self, json):
+        # json: the stream's JSON link, whose Out this link writes through too, and which
+        # answers garbage before any good CBOR frame.
+        self.out = json.out
+        self.json = json
         self.frames = 0     # good CBOR frames received
         self.dropped = 0    # frames that failed their CRC or escaping
         self.read_uri = None  # the uri of the resources/read being answered: its blobs omit it

@@ -159,8 +159,7 @@ class Lines:
     def __init__(self, stream, max_frame=None):
         self.stream = stream
         self.framer = framing.LineFramer(max_frame)
-        self.out = framing.Out(stream.write)
-        self.json = JsonLink(self.out)
+        self.json = JsonLink(framing.Out(stream.write))
         self.pos = 0
         self.end = 0
         self.cbor = None  # the CborLink from the first CBOR frame on; False: it has none

@@ -22,7 +22,7 @@ def cbor(server, lines):
     if lines.offer_cbor:
         try:
             from tinymcp.cborlink import CborLink
-            return CborLink(lines.out, lines.json)
+            return CborLink(lines.json)
         except ImportError:
             pass
     lines.json.error(None, PARSE_ERROR,
