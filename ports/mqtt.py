@@ -10,7 +10,8 @@
 #
 # docs/network.md ("Through an MQTT broker") says what the topics carry.
 from ports.mqtt5 import NO_LOCAL, Client, Refused, properties
-from tinymcp.clock import sleep_ms, ticks_diff, ticks_ms
+from tinymcp.channel import Channel
+from tinymcp.clock import sleep_ms
 from tinymcp.framing import Out
 from tinymcp.jsonrpc import JsonLink, dumps, loads
 from tinymcp.protocol import INTERNAL_ERROR, PARSE_ERROR
@@ -46,29 +47,37 @@ def _valid_id(text):
 
 
 class MqttLink(JsonLink):
-    # The server's notifications: list changes and resource updates go to the capability topic,
-    # everything else to the RPC topic of the session being served.
-    def __init__(self, out, board):
-        JsonLink.__init__(self, out)
-        self.board = board
+    # One MQTT client's link: its answers and our requests go to its RPC topic, list changes and
+    # resource updates to the board's capability topic, every one in one PUBLISH (Topics._write).
+    def __init__(self, topics, cid):
+        JsonLink.__init__(self, topics.out)
+        self.topics = topics
+        self.cid = cid
+        self.rpc = ("$mcp-rpc/" + cid + topics.rpc_tail).encode()
+
+    def result(self, rid, result):
+        self.topics.aim(self, self.rpc, rid)
+        JsonLink.result(self, rid, result)
+
+    def error(self, rid, code, message, data=None):
+        self.topics.aim(self, self.rpc, None)
+        JsonLink.error(self, rid, code, message, data)
 
     def send(self, msg):
         method = msg.get("method") or ""
-        board = self.board
-        board.shared = (method.endswith("/list_changed")
-                        or method == "notifications/resources/updated")
-        try:
-            JsonLink.send(self, msg)
-        finally:
-            board.shared = False
+        shared = method.endswith("/list_changed") or method == "notifications/resources/updated"
+        topics = self.topics
+        topics.aim(self, topics.capability if shared else self.rpc, None)
+        JsonLink.send(self, msg)
 
 
-class Board:
+class Topics:
+    # The board on an MQTT broker, the adapter in front of its message loop (tinymcp/channel.py):
+    # each client id is one client of the loop, its messages whole PUBLISH payloads. Keeps the
+    # broker connection, the presence, and each client's topics subscribed.
     max_sessions = 4      # MQTT clients served at once, each its own session
-    poll_ms = 200         # how often the idle work runs (samplers, subscribed resources)
     first_retry_ms = 1000
     last_retry_ms = 30000  # the longest wait between two attempts to reach the broker
-    max_pending = 8       # messages kept while a handler runs (other clients' requests)
 
     def __init__(self, server, host, port, name, server_id, keepalive=60, user=None,
                  password=None, tls=None, log=print):
@@ -83,17 +92,12 @@ class Board:
         self.props = properties(self.users)  # encoded once: on every publish
         self.client = Client(server_id, keepalive, None, user, password)
         self._name(name)
-        self.sessions = {}    # MQTT client id -> its Session (tinymcp/server.py)
-        self.order = []       # those ids, oldest first
-        self.current = None   # whose session the server serves now
-        self.pending = []     # (topic, payload, sender) that arrived while a handler ran
-        self.shared = False   # the message being written goes to the capability topic
-        self.replying = None  # id of the request being answered, for an answer too long
-        self.target = None    # the RPC topic of the session being served
+        self.target = None    # the topic of the message being written
+        self.writer = None    # the link writing it, and the id it answers: for one too long
+        self.replying = None
         self.tx = bytearray(self.client.max_packet)
         self.fill = _ROOM
         self.out = Out(self._write)
-        self.link = MqttLink(self.out, self)
         self.said = None      # the last connection trouble logged, said once
         self.skipped = 0
         self.forged = False   # a message not from the client its topic names: said once
@@ -110,13 +114,15 @@ class Board:
 
     def run(self):
         # Serve for ever: connect, serve until the connection is lost, wait, connect again.
+        # The clients' sessions outlive a lost broker.
+        channel = Channel(self.server, self)
         delay = self.first_retry_ms
         try:
             while True:
                 try:
-                    self._connect()
+                    self._connect(channel)
                     delay = self.first_retry_ms
-                    self._serve()
+                    channel.run()
                 except Refused as e:
                     self._say("tinymcp: %s; trying again (every %d s at most)"
                               % (e.args[0], self.last_retry_ms // 1000))
@@ -147,7 +153,7 @@ class Board:
             self.said = line
             self.log(line)
 
-    def _connect(self):
+    def _connect(self, channel):
         client = self.client
         server = self.server
         meta = dumps({"implementation": "tinymcp", "serverInfo": server.info})
@@ -158,7 +164,7 @@ class Board:
             self._name(told)
             client.connect(self.host, self.port, props, self.tls)
         filters = [(self.control, 0), ("$mcp-rpc/+" + self.rpc_tail, NO_LOCAL)]
-        for cid in self.order:
+        for cid in channel.order:
             filters += self._client_topics(cid)
         client.subscribe(filters)
         online = {"jsonrpc": "2.0", "method": "notifications/server/online",
@@ -175,45 +181,55 @@ class Board:
     def _client_topics(self, cid):
         return [("$mcp-client/presence/" + cid, 0), ("$mcp-client/capability/" + cid, 0)]
 
-    # -- serving ----------------------------------------------------------------------------
+    # -- the loop's adapter -----------------------------------------------------------------
 
-    def _serve(self):
+    def read(self, channel, timeout_ms):
+        # Each PUBLISH the broker sends: a client's message handed to the loop, or a client's
+        # presence. A message on a client's topics counts only when its sender is that client
+        # (with the broker's ACL, docs/fleet.md, that is proven).
         client = self.client
-        last_poll = ticks_ms()
-        while True:
-            packet = client.poll(self.poll_ms)
-            while packet is not None:
-                self._on(packet[0], packet[1], packet[2].get(SENDER))
-                while self.pending:
-                    self._on(*self.pending.pop(0))
-                packet = client.poll(0)
-            if client.skipped != self.skipped:
-                self.skipped = client.skipped
-                self.log("tinymcp: a message longer than %d bytes was dropped"
-                         % client.max_packet)
-            now = ticks_ms()
-            if ticks_diff(now, last_poll) >= self.poll_ms:
-                last_poll = now
-                self._poll_sessions()
-
-    def pump(self, timeout_ms):
-        # Called from inside a handler: answers and notifications of the client being served
-        # are routed now; other messages wait (a few) until the handler returns.
-        packet = self.client.poll(timeout_ms)
+        packet = client.poll(timeout_ms)
         while packet is not None:
-            topic, payload, users = packet
-            cid = self._rpc_client(topic)
-            msg = None
-            if cid is not None and cid == self.current and users.get(SENDER) == cid:
-                try:
-                    msg = loads(payload)
-                except Exception:
-                    pass
-            if type(msg) is dict and ("method" not in msg or "id" not in msg):
-                self.server.answer(msg, self.link)
-            elif len(self.pending) < self.max_pending:
-                self.pending.append((topic, bytes(payload), users.get(SENDER)))
-            packet = self.client.poll(0)
+            self._on(channel, packet[0], packet[1], packet[2].get(SENDER))
+            packet = client.poll(0)
+        if client.skipped != self.skipped:
+            self.skipped = client.skipped
+            self.log("tinymcp: a message longer than %d bytes was dropped" % client.max_packet)
+        return None
+
+    def _on(self, channel, topic, payload, sender):
+        if sender == self.server_id:  # our own, where No Local was not granted
+            return
+        cid = self._rpc_client(topic)
+        if cid is not None:
+            if sender == cid:
+                self._deliver(channel, cid, payload)
+            else:
+                self._forged(cid, sender)
+            return
+        topic = topic.decode()
+        if topic == self.control:  # initialize: the answer goes to the sender's RPC topic
+            if sender is None or not _valid_id(sender):
+                self.log("tinymcp: a message on the control topic without a valid %s: dropped"
+                         % SENDER)
+                return
+            self._deliver(channel, sender, payload)
+            return
+        told = topic.startswith("$mcp-client/capability/")
+        if told:
+            cid = topic[23:]
+        elif topic.startswith("$mcp-client/presence/"):
+            cid = topic[21:]
+        else:
+            return
+        if cid not in channel.sessions:
+            return
+        if sender != cid:
+            self._forged(cid, sender)
+        elif told:
+            channel.deliver(cid, payload)
+        elif not len(payload) or b"disconnected" in bytes(payload):
+            self._end(channel, cid, False)  # its presence cleared, or "disconnected"
 
     def _rpc_client(self, topic):
         # The client id in "$mcp-rpc/{client-id}/{server-id}/{server-name}", or None.
@@ -225,107 +241,53 @@ class Board:
         cid = topic[9:len(topic) - len(tail)].decode()
         return cid if _valid_id(cid) else None
 
-    def _on(self, topic, payload, sender):
-        # One PUBLISH from the broker. A message on a client's topics counts only when its
-        # sender is that client (with the broker's ACL, docs/fleet.md, that is proven).
-        if sender == self.server_id:  # our own, where No Local was not granted
-            return
-        cid = self._rpc_client(topic)
-        if cid is not None:
-            if sender == cid:
-                self._answer(cid, payload)
-            else:
-                self._forged(cid, sender)
-            return
-        topic = topic.decode()
-        if topic == self.control:  # initialize: the answer goes to the sender's RPC topic
-            if sender is None or not _valid_id(sender):
-                self.log("tinymcp: a message on the control topic without a valid %s: dropped"
-                         % SENDER)
-                return
-            if sender not in self.sessions:
-                self.client.subscribe(self._client_topics(sender))
-            self._answer(sender, payload)
-        elif topic.startswith("$mcp-client/presence/"):
-            cid = topic[21:]
-            if cid in self.sessions and sender != cid:
-                self._forged(cid, sender)
-            elif cid in self.sessions and (not len(payload)
-                                           or b"disconnected" in bytes(payload)):
-                self._end(cid, False)
-        elif topic.startswith("$mcp-client/capability/"):
-            cid = topic[23:]
-            if cid in self.sessions and sender != cid:
-                self._forged(cid, sender)
-            elif cid in self.sessions:
-                self._answer(cid, payload)
-
     def _forged(self, cid, sender):
         if not self.forged:
             self.forged = True
             self.log("tinymcp: a message on the topics of client %s from %s: dropped (and "
                      "any more such, unsaid)" % (cid, sender))
 
-    def _answer(self, cid, payload):
-        self._enter(cid)
-        try:
-            msg = loads(payload)
-        except Exception:  # ValueError or UnicodeError, by runtime
-            self.link.error(None, PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
-            return
-        if type(msg) is dict:
-            if msg.get("method") == "notifications/disconnected":
-                self._end(cid, False)
-                return
-            self.replying = msg.get("id")
-        self.server.answer(msg, self.link)
-        self.replying = None
+    def _deliver(self, channel, cid, payload):
+        # A client's message to the loop; a new client when max_sessions are served lets the
+        # oldest go (not one whose handler runs: this may be read from inside it).
+        order = channel.order
+        if cid not in channel.sessions and len(order) >= self.max_sessions:
+            current = channel.server.session
+            busy = current.call.busy and channel.sessions[order[0]] is current
+            self._end(channel, order[1] if busy else order[0], True)
+        channel.deliver(cid, payload)
 
-    # -- sessions ---------------------------------------------------------------------------
-
-    def _enter(self, cid):
-        # cid's session (a new one if it has none) is the one the server serves next.
-        if cid == self.current:
-            return
-        server = self.server
-        session = self.sessions.get(cid)
-        if session is None:
-            if len(self.order) >= self.max_sessions:
-                self._end(self.order[0], True)
-            session = server.open_session()
-            session.link = self.link  # no line framing to offer: MQTT carries whole messages
-            session.pump = self.pump
-            self.sessions[cid] = session
-            self.order.append(cid)
-        server.enter(session)
-        self.current = cid
-        self.target = ("$mcp-rpc/" + cid + self.rpc_tail).encode()
-
-    def _end(self, cid, tell):
-        # The session of cid ends: told so (when the board lets it go), its topics dropped.
+    def _end(self, channel, cid, tell):
+        # The session of client cid ends: told so when the board lets it go, its topics dropped.
         if tell:
-            self._publish(("$mcp-rpc/" + cid + self.rpc_tail).encode(), DISCONNECTED,
-                          len(DISCONNECTED))
-        # the outputs its session leased go back to their safe state
-        self.server.end_session(self.sessions.pop(cid))
-        self.order.remove(cid)
-        if self.current == cid:
-            self.current = None
+            rpc = ("$mcp-rpc/" + cid + self.rpc_tail).encode()
+            self._publish(rpc, DISCONNECTED, len(DISCONNECTED))
+        channel.end(cid)
         self.client.unsubscribe([topic for topic, _ in self._client_topics(cid)])
 
-    def _poll_sessions(self):
-        # The idle work once, then each session's subscribed resources.
-        server = self.server
-        if not self.order:
-            server.poll()
-            return
-        hooks = True
-        for cid in list(self.order):
-            self._enter(cid)
-            server.poll(hooks)
-            hooks = False
+    def decode(self, channel, frame):
+        link = channel.server.session.link
+        try:
+            msg = loads(frame)
+        except Exception:  # ValueError or UnicodeError, by runtime
+            link.error(None, PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
+            raise ValueError
+        if type(msg) is dict and msg.get("method") == "notifications/disconnected":
+            self._end(channel, link.cid, False)  # the client says it is gone
+            raise ValueError
+        return msg
+
+    def opened(self, channel, cid, session):
+        self.client.subscribe(self._client_topics(cid))
+        session.link = MqttLink(self, cid)  # no line framing to offer: MQTT carries whole messages
 
     # -- output: one PUBLISH per message ----------------------------------------------------
+
+    def aim(self, link, topic, rid):
+        # Where the message a link starts writing goes, and the request it answers (if any).
+        self.target = topic
+        self.writer = link
+        self.replying = rid
 
     def _write(self, data, n):
         # The link's output, in one or more pieces; its last byte is the newline.
@@ -341,17 +303,14 @@ class Board:
         if not n or data[n - 1] != 10:
             return
         self.fill = _ROOM
-        topic = self.capability if self.shared else self.target
-        if topic is None:  # nobody to tell
-            return
         if fill < 0:
             rid = self.replying
-            self.replying = None
-            if rid is not None:
-                self.link.error(rid, INTERNAL_ERROR, "Internal error: the answer is longer "
-                                "than the board's MQTT packet (%d bytes)" % len(tx))
+            link = self.writer
+            if rid is not None and link is not None:
+                link.error(rid, INTERNAL_ERROR, "Internal error: the answer is longer than the "
+                           "board's MQTT packet (%d bytes)" % len(tx))
             return
-        self._publish(topic, tx, fill - 1, _ROOM)
+        self._publish(self.target, tx, fill - 1, _ROOM)
 
     def _publish(self, topic, data, end, start=0):
         # data[start:end] to topic (bytes), in one write: the head goes just before it in self.tx.
@@ -394,5 +353,5 @@ def serve(server, url, name=None, server_id=None, keepalive=60, log=print, user=
         name = "tinymcp/" + (board[8:] if board.startswith("tinymcp-") else board)
     server_id = server_id or server.identity or "tinymcp"
     check(name, server_id)
-    Board(server, host, port, name, server_id, keepalive, user or url_user,
-          password if user else url_password, tls, log).run()
+    Topics(server, host, port, name, server_id, keepalive, user or url_user,
+           password if user else url_password, tls, log).run()

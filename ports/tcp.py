@@ -9,7 +9,7 @@
 import select
 import socket
 
-from tinymcp.channel import Channel
+from tinymcp.channel import Channel, Lines
 from tinymcp.clock import ticks_diff, ticks_ms
 from tinymcp.framing import Out
 from tinymcp.jsonrpc import JsonLink
@@ -169,7 +169,7 @@ def listen(server, host="0.0.0.0", port=8765, token=None, log=print, announce=No
                 if token and not stream.authenticate(token):
                     refuse(stream, log, peer)
                     continue
-                Channel(server, stream).run()
+                Channel(server, Lines(stream)).run()
             finally:
                 stream.close()
     finally:

@@ -8,6 +8,7 @@
 # requested uri and an application/octet-stream mimeType: the bridge restores them all.
 # Loaded by a channel that offers the CBOR link; used from the first CBOR frame on.
 from tinymcp import cbor, jsonrpc
+from tinymcp.protocol import PARSE_ERROR
 
 # CRC-32 (IEEE, as zlib) a nibble at a time: 16 table entries, for ports without binascii.crc32.
 _TABLE = (0x00000000, 0x1DB71064, 0x3B6E20C8, 0x26D930AC, 0x76DC4190, 0x6B6B51F4, 0x4DB26158,
@@ -158,10 +159,13 @@ def decode(line):
 
 class CborLink:
     # The board's side: decodes CBOR frames and writes messages as CBOR frames through the
-    # channel's Out, with the JSON link's interface. Counts what it drops.
+    # stream's Out, with the JSON link's interface. Counts what it drops.
 
-    def __init__(self, out):
-        self.out = out
+    def __init__(self, json):
+        # json: the stream's JSON link, whose Out this link writes through too, and which
+        # answers garbage before any good CBOR frame.
+        self.out = json.out
+        self.json = json
         self.frames = 0     # good CBOR frames received
         self.dropped = 0    # frames that failed their CRC or escaping
         self.read_uri = None  # the uri of the resources/read being answered: its blobs omit it
@@ -169,11 +173,18 @@ class CborLink:
         self._buf = bytearray(_CHUNK)  # where every frame's escaped pieces are gathered
 
     def decode(self, frame):
-        # -> the message; FrameError for corruption (counted), ValueError for CBOR we refuse.
+        # -> the message. ValueError when the frame holds none: answered when it is intact but
+        # not CBOR we accept, or garbage before any good CBOR frame (answered as JSON); else
+        # dropped and counted (FrameError: the bridge's timeout handles the loss).
         try:
             msg = decode(frame)
         except FrameError:
             self.dropped += 1
+            if not self.frames:
+                self.json.error(None, PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
+            raise
+        except ValueError:
+            self.error(None, PARSE_ERROR, "Parse error: not valid CBOR")
             raise
         self.frames += 1
         if type(msg) is dict:

@@ -1,9 +1,20 @@
-# One byte stream carrying one MCP session (the Session it holds): bytes -> frames -> the link's
-# decoder -> the server -> the link's encoder -> one write per message. The serve loop owns the
-# I/O and the idle time.
+# The board's one message loop, for every transport, and the byte stream's adapter in front of
+# it. An adapter reads its transport and hands the loop each whole message with the key of the
+# client that sent it: a byte stream's lines (Lines, below: JSON, or CBOR link frames) come from
+# one client, MQTT's topics from one per client id (ports/mqtt.py Topics). The loop finds or makes
+# that client's Session, dispatches the message in it, and the answer leaves through the link the
+# adapter gave that session. The loop owns the idle time too: long tools stepped, idle hooks run,
+# subscribed resources watched.
 #
-# A port supplies the stream: .buf (a bytearray), .recv(timeout_ms) -> the count of bytes placed
-# at the start of .buf (0 on timeout, -1 at end of input), and .write(buf, n), which sends
+# An adapter has:
+#   read(channel, timeout_ms) -> None, or why serving ends ("eof", "interrupt"): waits at most
+#       timeout_ms for input and calls channel.deliver(key, frame) for each whole message
+#   opened(channel, key, session): a new client's session, whose link it sets
+#   decode(channel, frame) -> the message, the session's link set to the one that answers it;
+#       ValueError when the frame holds none (answered, or dropped and counted, already)
+#
+# A port supplies a byte stream: .buf (a bytearray), .recv(timeout_ms) -> the count of bytes
+# placed at the start of .buf (0 on timeout, -1 at end of input), and .write(buf, n), which sends
 # buf[:n], called once per message (a message longer than the output buffer: once per
 # full-buffer chunk); buf may be the output buffer, to be consumed before write returns.
 # MicroPython's streams take write(buf, n) themselves (sys.stdout.buffer, machine.UART, sockets):
@@ -16,146 +27,187 @@ from tinymcp.protocol import (INVALID_REQUEST, PARSE_ERROR, INTERNAL_ERROR, REAS
 from tinymcp.revision import HANDSHAKE
 from tinymcp.server import describe
 
+
 class Channel:
     poll_ms = 200      # how often the idle work runs (subscribed resources checked)
     step_ms = 10       # the idle period while a generator tool runs (tinymcp/tasks.py)
-    offer_cbor = True  # False: JSON lines only, even when tinymcp/cborlink.py is on the board
+    max_backlog = 8    # messages kept for a client while another client's handler runs
 
-    def __init__(self, server, stream, max_frame=None):
+    def __init__(self, server, adapter):
         self.server = server
-        self.stream = stream
-        self.framer = framing.LineFramer(max_frame)
-        self.out = framing.Out(stream.write)
-        self.json = JsonLink(self.out)
-        self.pos = 0
-        self.end = 0
+        self.adapter = adapter
+        self.sessions = {}  # the adapter's key of a client -> its Session
+        self.order = []     # those keys, oldest first (a list: it may grow while walked)
         self.stopped = None
-        self.cbor = None  # the CborLink from the first CBOR frame on; False: it has none
-        offer = once("tinymcp.linkmode.offer", server, self)  # released after (tinymcp/later.py)
-        session = self.session = server.open_session()  # one stream, one session
-        session.link = self.json
-        session.pump = self.pump
-        session.link_modes = offer
 
     def run(self):
-        # Serve until the input ends ("eof") or a 0x03 byte arrives ("interrupt").
-        server = self.server
-        stream = self.stream
-        session = self.session
-        server.enter(session)
+        # Serve until the input ends ("eof") or a 0x03 byte arrives ("interrupt"); an adapter
+        # whose transport comes back (MQTT) raises instead, and its sessions are kept.
+        adapter = self.adapter
         last_poll = ticks_ms()
-        while self.stopped is None:
-            work = session.work
-            stepping = work is not None and work.live
-            n = stream.recv(self.step_ms if stepping else self.poll_ms)
-            if n < 0:
-                self.stopped = "eof"
-                break
-            self.pos = 0
-            self.end = n
-            self._drain()
-            self._serve_backlog()
-            if stepping:  # long tools: one step each, then the input again
-                work.step(server)
+        stepping = False
+        self.stopped = None
+        while self.stopped is None:  # (the client may close its side right after its last request)
+            stopped = adapter.read(self, self.step_ms if stepping else self.poll_ms)
+            if stopped is not None:
+                self.stopped = stopped
             now = ticks_ms()
-            if ticks_diff(now, last_poll) >= self.poll_ms:
+            polling = ticks_diff(now, last_poll) >= self.poll_ms
+            if polling:
                 last_poll = now
-                server.poll()
-        if self.stopped == "eof":
-            self._serve_backlog()  # the client may close its side right after its last request
-        server.end_session(session)  # the link is gone: its outputs fail safe
-        session.link = None
-        session.pump = None
+            stepping = self._turn(stepping, polling)
+        for key in list(self.order):
+            self.end(key)  # the link is gone: its outputs fail safe
         return self.stopped
 
-    def _serve_backlog(self):
-        backlog = self.session.backlog
-        while backlog and self.stopped != "interrupt":
-            self._dispatch(backlog.pop(0))
+    def pump(self, timeout_ms):
+        # Session.pump, called from inside a handler: the input waiting is routed now
+        # (cancellations, responses to our requests, pings); other requests wait their turn.
+        if self.stopped is None:
+            self.stopped = self.adapter.read(self, timeout_ms)
 
-    def _drain(self):
-        # Frames from the unread part of stream.buf; self.pos moves before each dispatch, so
-        # a handler that pumps continues from the right place.
+    def deliver(self, key, frame):
+        # One message from the client the adapter knows by key (frame: valid until the next read).
+        server = self.server
+        current = server.session
+        session = self.sessions.get(key)
+        if session is None:  # a new client: a new session
+            session = self.sessions[key] = server.open_session()
+            self.order.append(key)
+            session.pump = self.pump
+            self.adapter.opened(self, key, session)
+        if session is not current:
+            if current.call.busy:  # another client's handler runs: this one waits its turn
+                server.enter(current)  # (opening a session entered it)
+                if len(session.backlog) < self.max_backlog:
+                    session.backlog.append(bytes(frame))
+                return
+            server.enter(session)
+        self._dispatch(frame)
+
+    def end(self, key):
+        # The session of the client known by key ends (its link, or its goodbye): what it leased
+        # goes back to its safe state.
+        session = self.sessions.pop(key)
+        self.order.remove(key)
+        self.server.end_session(session)
+        session.link = None
+        session.pump = None
+        del session.backlog[:]
+
+    def _dispatch(self, frame):
+        server = self.server
+        session = server.session
+        busy = session.call.busy
+        raw = bytearray(frame) if busy else None  # for the backlog, before decoding
+        try:
+            msg = self.adapter.decode(self, frame)  # the session's link: the way back
+        except ValueError:
+            return  # answered or dropped by the adapter
+        link = session.link
+        if busy and (type(msg) is not dict or ("id" in msg and msg.get("method") is not None)):
+            # A request while its session's handler runs: a ping is answered here (answer()
+            # would reset the running request's id and cancel flag under the handler's feet),
+            # others wait in the backlog as their raw frames. Cancellations and responses go on.
+            rid = msg.get("id") if type(msg) is dict else None
+            if (type(rid) is int or type(rid) is str) and msg["method"] == "ping" \
+                    and session.revision is HANDSHAKE:
+                link.result(rid, b"{}")
+            else:
+                session.backlog.append(raw)
+            return
+        try:
+            server.answer(msg, link)
+        except Exception as e:  # outside any handler: a module missing from the board, memory
+            rid = msg.get("id") if type(msg) is dict else None
+            link.error(rid if type(rid) is int or type(rid) is str else None, INTERNAL_ERROR,
+                       "Internal error: " + describe(e))
+
+    def _turn(self, stepping, polling):
+        # The rest of a turn, each session entered in turn: what waited in its backlog served,
+        # its long tools stepped (stepping), its subscribed resources watched (polling: the idle
+        # hooks run once). -> whether a long tool is in progress: the next turn steps it.
+        server = self.server
+        sessions = self.sessions
+        hooks = polling
+        live = False
+        for key in self.order:
+            session = sessions[key]
+            server.enter(session)
+            backlog = session.backlog
+            while backlog and self.stopped != "interrupt":
+                self._dispatch(backlog.pop(0))
+            work = session.work
+            if work is not None and work.live:
+                if stepping:
+                    work.step(server)
+                live = live or work.live
+            if polling:
+                server.poll(hooks)
+                hooks = False
+        if hooks:  # nobody served yet
+            server.poll()
+        return live
+
+
+class Lines:
+    # A byte stream in front of the loop: its lines are the frames of one client, each JSON or,
+    # once the client sends one, a CBOR link frame (tinymcp/cborlink.py); a frame is answered
+    # the way it came.
+    offer_cbor = True  # False: JSON lines only, even when tinymcp/cborlink.py is on the board
+
+    def __init__(self, stream, max_frame=None):
+        self.stream = stream
+        self.framer = framing.LineFramer(max_frame)
+        self.json = JsonLink(framing.Out(stream.write))
+        self.pos = 0
+        self.end = 0
+        self.cbor = None  # the CborLink from the first CBOR frame on; False: it has none
+
+    def read(self, channel, timeout_ms):
+        # Frames from the unread part of stream.buf, read again once all of it was; self.pos
+        # moves before each delivery, so a handler that pumps continues from the right place.
+        if self.pos >= self.end:
+            n = self.stream.recv(timeout_ms)
+            if n < 0:
+                return "eof"
+            self.pos = 0
+            self.end = n
         framer = self.framer
         buf = self.stream.buf
-        while self.pos < self.end and self.stopped is None:
+        while self.pos < self.end and channel.stopped is None:
             self.pos = framer.feed(buf, self.pos, self.end)
             event = framer.event
             if event == framing.FRAME:
-                self._dispatch(framer.frame())
+                channel.deliver(None, framer.frame())
             elif event == framing.OVERSIZE:
                 limit = framer.max_frame
                 self.json.error(None, INVALID_REQUEST, "Invalid Request: frame longer than "
                                 + str(limit) + " bytes, discarded",
                                 {REASON: FRAME_TOO_LONG, "limit": limit})
             elif event == framing.INTERRUPT:
-                self.stopped = "interrupt"
+                return "interrupt"
+        return None
 
-    def _dispatch(self, frame):
-        busy = self.session.call.busy
-        raw = bytearray(frame) if busy else None  # for the backlog, before decoding
+    def opened(self, channel, key, session):
+        session.link = self.json
+        session.link_modes = once("tinymcp.linkmode.offer", channel.server, self)  # released after
+
+    def decode(self, channel, frame):
+        session = channel.server.session
         link = self.json
         if 0xA0 <= frame[0] <= 0xBF and self.cbor is not False:  # a CBOR map; JSON is ASCII
-            link = self._cbor()
-            if not link:
-                return
-            dropped = link.dropped
-            try:
-                msg = link.decode(frame)  # unescapes the line buffer in place
-            except ValueError:
-                if link.dropped == dropped:  # intact, but not CBOR we accept
-                    link.error(None, PARSE_ERROR, "Parse error: not valid CBOR")
-                elif not link.frames:  # garbage before any good CBOR frame: answered as JSON
-                    self.json.error(None, PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
-                return  # else dropped and counted: the bridge's timeout handles the loss
+            if self.cbor is None:  # the first CBOR frame: the link, or an error said once
+                self.cbor = once("tinymcp.linkmode.cbor", channel.server, self)
+                if not self.cbor:
+                    raise ValueError
+            link = self.cbor
+            msg = link.decode(frame)  # unescapes the line buffer in place; answers what it refuses
         else:
             try:
                 msg = loads(frame)
             except Exception:  # ValueError or UnicodeError, by runtime
                 link.error(None, PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
-                return
-        self.session.link = link  # unsolicited output follows the last good frame's kind
-        try:
-            if not busy or not self._interject(raw, msg, link):
-                self.server.answer(msg, link)
-        except Exception as e:  # outside any handler: a module missing from the board, memory
-            rid = msg.get("id") if type(msg) is dict else None
-            link.error(rid if type(rid) is int or type(rid) is str else None, INTERNAL_ERROR,
-                       "Internal error: " + describe(e))
-
-    def _cbor(self):
-        if self.cbor is None:  # the first CBOR frame: the link, or an error said once
-            self.cbor = once("tinymcp.linkmode.cbor", self.server, self)
-        return self.cbor
-
-    def _interject(self, raw, msg, link):
-        # A message that arrived while a handler runs: cancellations and responses are served
-        # now (-> False: the server answers them), pings answered here, other requests wait in
-        # the backlog (as their raw frames).
-        if type(msg) is dict:
-            method = msg.get("method")
-            if method is None or "id" not in msg:
-                return False
-            rid = msg.get("id")
-            if (method == "ping" and self.session.revision is HANDSHAKE
-                    and (type(rid) is int or type(rid) is str)):
-                # Answered here, not through answer(): that would reset the running request's
-                # state (its id, its cancel flag) under the handler's feet.
-                link.result(rid, b"{}")
-                return True
-        self.session.backlog.append(raw)
-        return True
-
-    def pump(self, timeout_ms):
-        # Called from inside a handler: route whatever input is waiting (cancellations,
-        # responses to our requests, pings); other requests are queued for later.
-        if self.stopped is not None:
-            return
-        if self.pos >= self.end:
-            n = self.stream.recv(timeout_ms)
-            if n < 0:
-                self.stopped = "eof"
-                return
-            self.pos = 0
-            self.end = n
-        self._drain()
+                raise ValueError
+        session.link = link  # unsolicited output follows the last good frame's kind
+        return msg

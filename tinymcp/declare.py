@@ -14,7 +14,6 @@ def initialize(server, params):
     previous = session.version
     if session.initialized:  # a new session on the same link: the last one's leases end
         server.end_session(session)
-        session.subscriptions = {}
     version = asked if asked in VERSIONS else LATEST
     if version != previous:
         session.cache = {}  # cached results are written for one protocol version

@@ -1,31 +1,31 @@
-# What a channel settles once: the link modes it offers (initialize's
+# What a byte stream (tinymcp/channel.py Lines) settles once: the link modes it offers (initialize's
 # capabilities.experimental["tinymcp/link"], docs/cbor-link.md) and, at the first CBOR frame, the
 # CBOR link or the one error that says the board has none. Imported for that by tinymcp.once and
 # released after it.
 from tinymcp.protocol import PARSE_ERROR, REASON, LINK_UNAVAILABLE
 
 
-def offer(server, channel):
+def offer(server, lines):
     # Checked once: a board offers only the link modes it has (the CBOR module loads with the
     # first CBOR frame).
-    modes = {"maxFrame": channel.framer.max_frame}
-    if channel.offer_cbor and _shipped("tinymcp.cborlink"):
+    modes = {"maxFrame": lines.framer.max_frame}
+    if lines.offer_cbor and _shipped("tinymcp.cborlink"):
         modes["cbor"] = True
     if server.identity:  # how a bridge knows the board again on another port
         modes["id"] = server.identity
     return modes
 
 
-def cbor(server, channel):
-    # -> the channel's CborLink, or False (said once, then JSON only) on a board deployed
-    # without tinymcp/cborlink.py or a channel that offers none.
-    if channel.offer_cbor:
+def cbor(server, lines):
+    # -> the stream's CborLink, or False (said once, then JSON only) on a board deployed
+    # without tinymcp/cborlink.py or a stream that offers none.
+    if lines.offer_cbor:
         try:
             from tinymcp.cborlink import CborLink
-            return CborLink(channel.out)
+            return CborLink(lines.json)
         except ImportError:
             pass
-    channel.json.error(None, PARSE_ERROR,
+    lines.json.error(None, PARSE_ERROR,
                        "Parse error: CBOR frames need tinymcp/cborlink.py, which this board lacks",
                        {REASON: LINK_UNAVAILABLE, "link": "cbor"})
     return False

@@ -89,7 +89,8 @@ class Server:
 
     def end_session(self, session):
         # A session ended (its link, or a new initialize on the same one): the outputs it
-        # leased go back to their safe state (tinymcp/leases.py).
+        # leased go back to their safe state (tinymcp/leases.py), and it hears of no resource.
+        session.subscriptions = {}
         if self.leases is not None:
             self.leases.end(session.number)
 

@@ -8,7 +8,7 @@ import json
 import os
 import random
 
-from tinymcp.channel import Channel
+from tinymcp.channel import Channel, Lines
 from tinymcp.host.bridge.link import to_link
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -67,7 +67,7 @@ def exchange(mode, method, params, rid=2):
     request = (to_link(msg) if mode == "cbor"
                else json.dumps(msg, separators=(",", ":")).encode() + b"\n")
     wire.pending = [json.dumps(init).encode() + b"\n", request]
-    Channel(server, wire).run()
+    Channel(server, Lines(wire)).run()
     assert len(wire.lines) == 2, wire.lines
     return len(request), len(wire.lines[1])
 

@@ -3,7 +3,7 @@ import os
 import select
 import sys
 
-from tinymcp.channel import Channel
+from tinymcp.channel import Channel, Lines
 
 
 class FdStream:
@@ -74,4 +74,4 @@ class FdStream:
 
 
 def serve(server, stream=None, max_frame=None):
-    return Channel(server, stream or FdStream(), max_frame).run()
+    return Channel(server, Lines(stream or FdStream(), max_frame)).run()

@@ -5,7 +5,7 @@ import gc
 import sys
 import select
 
-from tinymcp.channel import Channel
+from tinymcp.channel import Channel, Lines
 
 try:
     from micropython import kbd_intr
@@ -50,6 +50,6 @@ def serve(server, stream=None, max_frame=None):
     gc.collect()  # building the board left garbage; the line buffer wants one contiguous block
     kbd_intr(-1)
     try:
-        return Channel(server, stream or StdioStream(), max_frame).run()
+        return Channel(server, Lines(stream or StdioStream(), max_frame)).run()
     finally:
         kbd_intr(3)

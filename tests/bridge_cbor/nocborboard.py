@@ -10,12 +10,15 @@ sys.modules["tinymcp.cborlink"] = None  # every import of it fails, as when the 
 if __name__ == "__main__":
     import importlib.util
     from ports.cpython import FdStream
-    from tinymcp.channel import Channel
+    from tinymcp.channel import Channel, Lines
     spec = importlib.util.spec_from_file_location("sim_main", os.path.join(REPO, "boards", "sim",
                                                                            "main.py"))
     sim = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(sim)
-    channel = Channel(sim.build(), FdStream())
-    if os.environ.get("OLD") == "1":
-        channel.session.link_modes["cbor"] = True
-    channel.run()
+
+    class OldLines(Lines):
+        def opened(self, channel, key, session):
+            Lines.opened(self, channel, key, session)
+            session.link_modes["cbor"] = True
+
+    Channel(sim.build(), (OldLines if os.environ.get("OLD") == "1" else Lines)(FdStream())).run()

@@ -3,7 +3,7 @@ import json
 from struct import pack
 
 from tinymcp import Server, cbor, cborlink
-from tinymcp.channel import Channel
+from tinymcp.channel import Channel, Lines
 from tinymcp.schema import integer, number
 from tests.core.support import FakeStream, frame
 from tests.float32 import Float32Cbor, f32
@@ -60,9 +60,9 @@ INIT = jframe("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}
 def serve(chunks, size=64):
     server = board()
     stream = FakeStream(chunks, size)
-    channel = Channel(server, stream)
-    reason = channel.run()
-    return reason, [parse(line) for line in stream.lines], channel
+    lines = Lines(stream)
+    reason = Channel(server, lines).run()
+    return reason, [parse(line) for line in stream.lines], lines
 
 
 def parse(line):
@@ -140,12 +140,12 @@ def test_server_handle_alone_advertises_nothing():
 
 
 def test_a_cbor_request_gets_a_cbor_answer_without_the_jsonrpc_member():
-    reason, out, channel = serve([INIT, cframe("tools/list", id=1), jframe("tools/list", id=2)])
+    reason, out, lines = serve([INIT, cframe("tools/list", id=1), jframe("tools/list", id=2)])
     assert [k for k, _ in out] == ["json", "cbor", "json"]
     c, j = out[1][1], out[2][1]
     assert "jsonrpc" not in c and c["id"] == 1
     assert c["result"] == j["result"]
-    assert channel.cbor.frames == 1 and channel.cbor.dropped == 0
+    assert lines.cbor.frames == 1 and lines.cbor.dropped == 0
 
 
 def test_a_structured_tool_result_omits_its_text_mirror():
@@ -217,9 +217,9 @@ def test_a_corrupted_frame_is_dropped_and_counted_and_the_next_one_served():
     good = cframe("ping", id=1)
     bad = bytearray(cframe("ping", id=2))
     bad[3] ^= 0x40
-    reason, out, channel = serve([INIT, good, bytes(bad), b"\xa5garbage\n", cframe("ping", id=3)])
+    reason, out, lines = serve([INIT, good, bytes(bad), b"\xa5garbage\n", cframe("ping", id=3)])
     assert [m.get("id") for _, m in out[1:]] == [1, 3]
-    assert channel.cbor.dropped == 2 and channel.cbor.frames == 2
+    assert lines.cbor.dropped == 2 and lines.cbor.frames == 2
 
 
 def test_garbage_before_any_cbor_frame_is_answered_as_json_garbage():
@@ -240,18 +240,18 @@ def test_a_cbor_frame_split_across_reads_is_served():
     assert out[1][1]["result"]["contents"][0]["blob"] == bytes(range(256)) * 4
 
 
-class JsonOnly(Channel):
+class JsonOnly(Lines):
     offer_cbor = False
 
 
 def test_a_json_only_channel_offers_no_cbor_and_treats_cbor_as_garbage():
     server = board()
     stream = FakeStream([INIT, cframe("ping", id=1)])
-    channel = JsonOnly(server, stream)
-    channel.run()
+    lines = JsonOnly(stream)
+    Channel(server, lines).run()
     msgs = [json.loads(line) for line in stream.lines]
     assert msgs[0]["result"]["capabilities"]["experimental"]["tinymcp/link"] == {"maxFrame": 4096}
-    assert msgs[1]["error"]["code"] == -32700 and channel.cbor is False
+    assert msgs[1]["error"]["code"] == -32700 and lines.cbor is False
 
 
 def test_the_json_path_base64s_raw_image_bytes_and_leaves_the_tool_list_alone():
@@ -269,7 +269,7 @@ def test_a_board_without_cborlink_says_so_once_then_treats_cbor_as_garbage():
     saved = sys.modules.get("tinymcp.cborlink")
     sys.modules["tinymcp.cborlink"] = None  # the import fails, as on a board without the file
     try:
-        reason, out, channel = serve([INIT, cframe("ping", id=1), cframe("ping", id=2),
+        reason, out, lines = serve([INIT, cframe("ping", id=1), cframe("ping", id=2),
                                       jframe("ping", id=3)])
     finally:
         sys.modules["tinymcp.cborlink"] = saved
@@ -278,7 +278,7 @@ def test_a_board_without_cborlink_says_so_once_then_treats_cbor_as_garbage():
     assert "cborlink.py" in out[1][1]["error"]["message"]
     assert out[1][1]["error"]["data"] == {"reason": "link-unavailable", "link": "cbor"}
     assert out[2][1]["error"]["code"] == -32700 and "cborlink" not in out[2][1]["error"]["message"]
-    assert out[3][1]["id"] == 3 and channel.cbor is False
+    assert out[3][1]["id"] == 3 and lines.cbor is False
 
 
 # -- no byte a REPL or a terminal acts on (issue 26) -------------------------------------------
@@ -343,7 +343,7 @@ def test_every_frame_a_board_writes_escapes_every_control_byte():
                          cframe("resources/read", {"uri": "blob://all"}, id=2),
                          cframe("tools/call", {"name": "read_adc", "arguments": {"channel": 3}}, id=3),
                          cframe("tools/call", {"name": "nosuch" + text}, id=4)])
-    Channel(server, stream).run()
+    Channel(server, Lines(stream)).run()
     lines = [line for line in stream.lines if line[:1] != b"{"]
     assert len(lines) == 4
     for line in lines:

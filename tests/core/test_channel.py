@@ -3,14 +3,14 @@ import json
 
 from tests.core.support import FakeStream, frame
 from tinymcp import Server
-from tinymcp.channel import Channel
+from tinymcp.channel import Channel, Lines
 
 
 def serve(chunks, max_frame=256):
     server = Server("ch", "0")
     server.tool("hello", "Says hello")(lambda: "hello")
     stream = FakeStream(chunks, size=16)
-    reason = Channel(server, stream, max_frame).run()
+    reason = Channel(server, Lines(stream, max_frame)).run()
     return reason, stream.sent
 
 
@@ -31,7 +31,7 @@ def test_a_server_served_through_its_channel_never_loads_the_direct_driver():
     server = Server("ch", "0")
     server.tool("hello", "Says hello", ctx=True)(lambda ctx: ctx.log("info", "hi") or "hello")
     stream = FakeStream([init() + frame("tools/call", {"name": "hello"}, id=1) + b"\n"], size=16)
-    Channel(server, stream, 256).run()
+    Channel(server, Lines(stream, 256)).run()
     assert [m.get("method") for m in stream.sent] == [None, "notifications/message", None]
     assert server.direct is None
 
@@ -68,7 +68,7 @@ def test_every_message_leaves_in_one_write_or_a_few_large_ones():
         server.tool("tool_%d" % i, "A tool with a long description " + "x" * 80)(lambda: "hi")
     stream = FakeStream([init(), frame("tools/list", id=1) + b"\n",
                          frame("tools/call", {"name": "tool_1"}, id=2) + b"\n"], size=16)
-    Channel(server, stream).run()
+    Channel(server, Lines(stream)).run()
     lengths = [len(line) + 1 for line in stream.lines]
     assert len(lengths) == 3 and lengths[1] > 4096
     assert sum(stream.writes) == sum(lengths)
@@ -95,7 +95,7 @@ def test_a_dict_result_mirrors_its_text_exactly_whatever_its_strings_hold():
     for version, full in (("2025-06-18", True), ("2025-03-26", False)):
         stream = FakeStream([frame("initialize", {"protocolVersion": version, "capabilities": {}},
                                    id=0) + b"\n" + calls], size=64)
-        Channel(server, stream).run()
+        Channel(server, Lines(stream)).run()
         answers = stream.sent[1:]
         assert [a["id"] for a in answers] == [1, 2, 3]
         for value, answer in zip(values, answers):
@@ -124,3 +124,93 @@ def test_a_failure_outside_any_handler_is_answered_and_serving_continues():
     assert sent[1]["id"] is None and sent[1]["error"]["code"] == -32603
     assert sent[1]["error"]["message"].startswith("Internal error: ")
     assert sent[2] == {"jsonrpc": "2.0", "id": 6, "result": {}}
+
+
+# -- one loop, several clients (as MQTT's adapter has them) ------------------------------------
+
+class Clients:
+    # An adapter whose messages come from several clients: a script of (key, frame), one each
+    # read (None: a quiet moment); every answer is kept in the order written, with its client.
+    def __init__(self, script):
+        self.script = list(script)
+        self.sent = []  # (key, message)
+
+    def read(self, channel, timeout_ms):
+        if not self.script:
+            return "eof"
+        key, frame = self.script.pop(0)
+        if frame is not None:
+            channel.deliver(key, frame)
+        return None
+
+    def opened(self, channel, key, session):
+        from tinymcp.framing import Out
+        from tinymcp.jsonrpc import JsonLink
+        line = bytearray()
+        sent = self.sent
+
+        def write(data, n):
+            line.extend(data[:n])
+            if line[-1:] == b"\n":
+                sent.append((key, json.loads(bytes(line))))
+                line[:] = b""
+        session.link = JsonLink(Out(write))
+
+    def decode(self, channel, frame):
+        return json.loads(frame)
+
+
+def init_as(version):
+    return frame("initialize", {"protocolVersion": version, "capabilities": {}}, id=0)
+
+
+def test_each_client_of_an_adapter_has_its_own_session():
+    server = Server("ch", "0")
+    server.tool("hello", "Says hello", title="Hello")(lambda: "hello")
+    clients = Clients([("a", init_as("2024-11-05")), ("b", frame("tools/list", id=1)),
+                       ("b", init_as("2025-06-18")), ("a", frame("tools/list", id=2)),
+                       ("b", frame("tools/list", id=3))])
+    assert Channel(server, clients).run() == "eof"
+    a = [m for key, m in clients.sent if key == "a"]
+    b = [m for key, m in clients.sent if key == "b"]
+    assert a[0]["result"]["protocolVersion"] == "2024-11-05"
+    assert b[0]["error"]["code"] == -32600  # b has not initialized: a's session is not its
+    assert b[1]["result"]["protocolVersion"] == "2025-06-18"
+    assert "title" not in a[1]["result"]["tools"][0]  # each keeps the version it chose
+    assert b[2]["result"]["tools"][0]["title"] == "Hello"
+
+
+def test_a_client_waits_while_another_clients_handler_runs_then_is_served():
+    server = Server("ch", "0")
+
+    @server.tool("busy", "Reads the input twice while it runs.", ctx=True)
+    def busy(ctx):
+        ctx.cancelled  # noqa: B018 (reading it reads the input: b's ping and a's ping arrive)
+        ctx.cancelled  # noqa: B018
+        return "done"
+
+    clients = Clients([("a", init_as("2025-06-18")), ("b", init_as("2025-06-18")),
+                       ("a", frame("tools/call", {"name": "busy"}, id=1)),
+                       ("b", frame("ping", id=7)), ("a", frame("ping", id=2))])
+    Channel(server, clients).run()
+    answers = [(key, m["id"]) for key, m in clients.sent]
+    # a's ping is answered inside a's call; b's waits until the call has been answered
+    assert answers == [("a", 0), ("b", 0), ("a", 2), ("a", 1), ("b", 7)]
+
+
+def test_long_tools_of_every_client_are_stepped():
+    server = Server("ch", "0")
+
+    @server.tool("count", "Counts to three, one step a turn.")
+    def count():
+        for i in range(3):
+            yield i / 3
+        return "counted"
+
+    clients = Clients([("a", init_as("2025-06-18")), ("b", init_as("2025-06-18")),
+                       ("a", frame("tools/call", {"name": "count"}, id=1)),
+                       ("b", frame("tools/call", {"name": "count"}, id=2))]
+                      + [("a", None)] * 6)
+    Channel(server, clients).run()
+    done = [(key, m["id"]) for key, m in clients.sent if m["id"] in (1, 2)]
+    assert sorted(done) == [("a", 1), ("b", 2)]

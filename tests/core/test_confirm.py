@@ -6,7 +6,7 @@ import json
 
 from tests.core.support import FakeStream, frame, initialize, result
 from tinymcp import Server
-from tinymcp.channel import Channel
+from tinymcp.channel import Channel, Lines
 from tinymcp.confirm import PENDING, TOKEN, Confirmations
 from tinymcp.schema import string
 
@@ -100,7 +100,7 @@ def answered(server, answer):
                              "capabilities": {"elicitation": {}}}, id=0) + b"\n",
         frame("tools/call", {"name": "wipe", "arguments": {"log": "a"}}, id=3) + b"\n",
         None, reply + b"\n"], size=1024)
-    Channel(server, stream).run()
+    Channel(server, Lines(stream)).run()
     return stream
 
 
@@ -128,7 +128,7 @@ def test_a_client_without_elicitation_gets_the_token_through_the_serve_loop_too(
         frame("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}, id=0) + b"\n",
         frame("tools/call", {"name": "wipe", "arguments": {"log": "b"}}, id=3) + b"\n"],
         size=1024)
-    Channel(server, stream).run()
+    Channel(server, Lines(stream)).run()
     assert [m.get("method") for m in stream.sent] == [None, None]
     assert stream.sent[1]["result"]["structuredContent"]["confirm"]["summary"] == "Wipe log b"
 

@@ -3,7 +3,7 @@
 # host that owns it has gone (a bridge's owner_ended), and never touches another owner's output.
 from tests.core.support import FakeStream, frame, initialize, result
 from tinymcp import Server, leases
-from tinymcp.channel import Channel
+from tinymcp.channel import Channel, Lines
 from tinymcp.protocol import OWNER_ENDED, OWNER_META
 from tinymcp.sensors import gpio, led
 
@@ -170,7 +170,7 @@ def test_the_end_of_the_link_puts_leased_outputs_safe_and_leaves_unleased_ones()
               id=1) + b"\n",
         frame("tools/call", {"name": "write_pin", "arguments": {"pin": 15, "value": 1}},
               id=2) + b"\n"])
-    channel = Channel(server, stream)
+    channel = Channel(server, Lines(stream))
     assert channel.run() == "eof"
     assert [m["result"]["structuredContent"] for m in stream.sent[1:]] == [
         {"on": True, "lease_s": 30}, {"pin": 15, "value": 1}]

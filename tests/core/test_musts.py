@@ -5,7 +5,7 @@ import json
 from tests.core.support import (FakeStream, demo_server, error, frame, initialize, notifications,
                                  reply, result)
 from tinymcp import Server
-from tinymcp.channel import Channel
+from tinymcp.channel import Channel, Lines
 
 MODERN = "2026-07-28"
 VERSION = "io.modelcontextprotocol/protocolVersion"
@@ -46,7 +46,7 @@ def session(server, version, capabilities, *frames):
     stream = FakeStream([init + b"\n", frame("notifications/initialized", id=None) + b"\n"]
                         + [f + b"\n" if f is not None else None for f in frames],
                         size=1024)  # a frame arrives whole: a cancel is read at the next pump
-    Channel(server, stream).run()
+    Channel(server, Lines(stream)).run()
     return stream
 
 
@@ -141,7 +141,7 @@ def test_2025_03_26_a_batch_longer_than_the_frame_limit_is_refused_like_any_fram
     init = frame("initialize", {"protocolVersion": "2025-03-26", "capabilities": {}}, id=0)
     stream = FakeStream([init + b"\n", batch(*[ping(i) for i in range(20)]) + b"\n",
                          frame("ping", id=99) + b"\n"])
-    Channel(server, stream, max_frame=256).run()
+    Channel(server, Lines(stream, max_frame=256)).run()
     sent = stream.sent
     assert sent[1]["id"] is None and sent[1]["error"]["code"] == -32600
     assert sent[1]["error"]["data"]["limit"] == 256
@@ -299,7 +299,7 @@ def test_2026_07_28_after_a_cancel_nothing_more_is_sent_for_the_request():
     params["_meta"]["progressToken"] = "p"
     stream = FakeStream([frame("tools/call", params, id=5) + b"\n", CANCEL + b"\n",
                          frame("tools/list", stamped({}, {}), id=6) + b"\n"], size=1024)
-    Channel(server, stream).run()
+    Channel(server, Lines(stream)).run()
     sent = stream.sent
     assert [(m.get("method"), m.get("id")) for m in sent] == [
         ("notifications/message", None), ("notifications/progress", None), (None, 6)]

@@ -5,7 +5,7 @@ import json
 from tests.core.support import (FakeStream, demo_server, error, frame, initialize, notifications,
                                  result)
 from tinymcp import Server
-from tinymcp.channel import Channel
+from tinymcp.channel import Channel, Lines
 from tinymcp.schema import string
 
 MODERN = "2026-07-28"
@@ -305,7 +305,7 @@ def test_a_cancelled_stateless_request_gets_no_response():
     stream = FakeStream([frame("tools/call", stamped({"name": "slow"}), id=5) + b"\n",
                          frame("notifications/cancelled", {"requestId": 5}, id=None) + b"\n",
                          frame("tools/list", stamped(), id=6) + b"\n"])
-    Channel(server, stream).run()
+    Channel(server, Lines(stream)).run()
     assert [m.get("id") for m in stream.sent] == [6]
 
 
@@ -533,7 +533,7 @@ def test_the_same_tool_sends_a_real_request_on_a_handshake_connection():
     answer = {"jsonrpc": "2.0", "id": 1, "result": accepted("Ada")}
     stream = FakeStream([init + b"\n", frame("tools/call", {"name": "greet"}, id="g") + b"\n",
                          None, json.dumps(answer).encode() + b"\n"])
-    Channel(server, stream).run()
+    Channel(server, Lines(stream)).run()
     sent = stream.sent
     assert sent[1]["method"] == "elicitation/create" and sent[1]["params"] == NAME_FORM
     assert sent[2]["id"] == "g" and sent[2]["result"]["content"][0]["text"] == "Hello Ada"

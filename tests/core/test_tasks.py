@@ -3,7 +3,7 @@
 # utility and the 2026-07-28 io.modelcontextprotocol/tasks extension, quoting their MUSTs.
 from tests.core.support import FakeStream, error, frame, initialize, notifications, result
 from tinymcp import Server
-from tinymcp.channel import Channel
+from tinymcp.channel import Channel, Lines
 from tinymcp.schema import integer
 
 RELATED = "io.modelcontextprotocol/related-task"
@@ -43,7 +43,7 @@ def init(version="2025-11-25"):
 
 def serve(server, chunks):
     stream = FakeStream(chunks, size=512)
-    Channel(server, stream).run()
+    Channel(server, Lines(stream)).run()
     return stream.sent
 
 

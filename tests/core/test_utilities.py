@@ -1,7 +1,7 @@
 # Logging, progress, cancellation, completion and server-to-client requests.
 from tests.core.support import FakeStream, error, frame, initialize, notifications, result
 from tinymcp import Server
-from tinymcp.channel import Channel
+from tinymcp.channel import Channel, Lines
 
 
 def test_log_messages_are_filtered_by_the_client_level():
@@ -82,7 +82,7 @@ def test_cancelled_request_stops_and_gets_no_response():
         frame("tools/call", {"name": "slow"}, id=5) + b"\n",
         frame("notifications/cancelled", {"requestId": 5, "reason": "user"}, id=None) + b"\n",
         frame("ping", id=6) + b"\n"))
-    assert Channel(server, stream).run() == "eof"
+    assert Channel(server, Lines(stream)).run() == "eof"
     assert log == ["stopped at 0"] or log[0].startswith("stopped at")
     ids = [m.get("id") for m in stream.sent]
     assert 5 not in ids and 6 in ids
@@ -94,7 +94,7 @@ def test_cancelling_an_unknown_request_is_ignored():
     stream = FakeStream(session_frames(
         frame("notifications/cancelled", {"requestId": 77}, id=None) + b"\n",
         frame("tools/call", {"name": "slow"}, id=5) + b"\n"))
-    Channel(server, stream).run()
+    Channel(server, Lines(stream)).run()
     assert log == ["finished"]
     assert stream.sent[-1]["id"] == 5
 
@@ -105,7 +105,7 @@ def test_requests_arriving_while_a_tool_runs_are_served_after_it_in_order():
     stream = FakeStream(session_frames(
         frame("tools/call", {"name": "slow"}, id=5) + b"\n" + frame("tools/list", id=6) + b"\n"
         + frame("ping", id=7) + b"\n"))
-    Channel(server, stream).run()
+    Channel(server, Lines(stream)).run()
     ids = [m.get("id") for m in stream.sent]
     assert ids == [0, 7, 5, 6]  # the ping is answered at once, tools/list waits its turn
 
@@ -117,7 +117,7 @@ def test_a_ping_answered_mid_tool_leaves_the_tool_cancellable():
         frame("tools/call", {"name": "slow"}, id=5) + b"\n" + frame("ping", id=7) + b"\n"
         + frame("notifications/cancelled", {"requestId": 5}, id=None) + b"\n"
         + frame("tools/list", id=6) + b"\n"))
-    Channel(server, stream).run()
+    Channel(server, Lines(stream)).run()
     assert log[0].startswith("stopped at")
     assert [m.get("id") for m in stream.sent] == [0, 7, 6]
 
@@ -134,7 +134,7 @@ def test_a_tool_can_ask_the_client_and_gets_the_answer_routed_back():
     reply = b'{"jsonrpc":"2.0","id":1,"result":{"role":"assistant","content":{"type":"text","text":"42"}}}\n'
     stream = FakeStream(session_frames(frame("tools/call", {"name": "ask"}, id="q") + b"\n",
                                        None, reply, capabilities={"sampling": {}}))
-    Channel(server, stream).run()
+    Channel(server, Lines(stream)).run()
     sent = stream.sent
     assert sent[1]["method"] == "sampling/createMessage" and sent[1]["id"] == 1
     assert sent[2]["id"] == "q"
@@ -152,7 +152,7 @@ def test_a_client_error_answer_becomes_the_tool_error():
     reply = b'{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"user declined"}}\n'
     stream = FakeStream(session_frames(frame("tools/call", {"name": "ask"}, id=3) + b"\n", reply,
                                        capabilities={"elicitation": {}}))
-    Channel(server, stream).run()
+    Channel(server, Lines(stream)).run()
     res = stream.sent[-1]["result"]
     assert res["isError"] is True and "user declined" in res["content"][0]["text"]
 
@@ -167,7 +167,7 @@ def test_a_client_that_cannot_be_asked_is_not_asked():
 
     stream = FakeStream(session_frames(frame("tools/call", {"name": "ask"}, id=4) + b"\n",
                                        capabilities={"elicitation": {}}))
-    Channel(server, stream).run()
+    Channel(server, Lines(stream)).run()
     assert [m.get("method") for m in stream.sent] == [None, None]  # no request went out
     res = stream.sent[-1]["result"]
     assert res["isError"] is True and "sampling capability" in res["content"][0]["text"]

@@ -133,6 +133,22 @@ def test_the_oldest_of_too_many_sessions_is_told_it_is_disconnected(broker, boar
         assert "tools" in c.request("tools/list")["result"]
 
 
+def test_a_long_tool_runs_in_the_boards_idle_time_as_on_a_serial_line(broker, boards,
+                                                                      spec_clients, runtime):
+    # One message loop serves the byte stream and MQTT: a generator tool is stepped between
+    # messages here too, and the board answers other requests meanwhile.
+    board = boards(runtime, broker.url, "long-" + runtime)
+    client = spec_clients("long-client-" + runtime)
+    _, name = client.discover(board.id)
+    client.initialize(board.id, name)
+    client.publish(client.rpc, {"jsonrpc": "2.0", "id": 900, "method": "tools/call",
+                                "params": {"name": "sample", "arguments": {
+                                    "quantity": "temperature", "seconds": 1, "every_ms": 100}}})
+    assert client.request("ping")["result"] == {}
+    sampled = client.response(900)["result"]["structuredContent"]
+    assert sampled["count"] >= 2 and sampled["min"] <= sampled["mean"] <= sampled["max"]
+
+
 def test_resource_updates_go_to_the_capability_topic(broker, boards, spec_clients, runtime):
     board = boards(runtime, broker.url, "cap-" + runtime)
     client = spec_clients("cap-client-" + runtime)

@@ -52,12 +52,12 @@ def test_esp32_offers_what_its_board_file_lists():
 
 def test_boards_report_who_they_are_in_their_link_offer():
     from tests.core.support import FakeStream, frame
-    from tinymcp.channel import Channel
+    from tinymcp.channel import Channel, Lines
     for name, prefix in (("rpi_pico", "rp2-"), ("esp32", "esp32-")):
         s, _fake, _module = build(name)
         assert s.identity == prefix + "e6614c0d132a552e"
         stream = FakeStream([frame("initialize", {"protocolVersion": "2025-11-25",
                                                   "capabilities": {}}, id=0) + b"\n"])
-        Channel(s, stream).run()
+        Channel(s, Lines(stream)).run()
         offer = stream.sent[0]["result"]["capabilities"]["experimental"]["tinymcp/link"]
         assert offer["id"] == s.identity

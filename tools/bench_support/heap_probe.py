@@ -283,16 +283,15 @@ class Feed:
 
 def serve_loop(server, frame):
     # -> fn() that passes frame once through a Channel, as a board's serve loop would.
-    from tinymcp.channel import Channel
-    feed = Feed(frame)
-    channel = Channel(server, feed)  # a new connection: a new session, so initialize it again
-    server.handle(INIT)
-    server.handle(INITIALIZED)
+    from tinymcp.channel import Channel, Lines
+    lines = Lines(Feed(frame))
+    channel = Channel(server, lines)
+    channel.deliver(None, INIT)  # a new connection: a new session, initialized through it
+    channel.deliver(None, INITIALIZED)
 
     def once():
-        channel.pos = 0
-        channel.end = feed.n
-        channel._drain()
+        lines.pos = lines.end = 0  # read all again: recv() hands the same frame
+        lines.read(channel, 0)
     return once
 
 
@@ -499,25 +498,25 @@ def session_costs(board_name):
         made["server"] = board.build()
 
     def setup():
-        from tinymcp.channel import Channel
+        from tinymcp.channel import Channel, Lines
         import ports.micropython  # noqa: F401  (what serve() imports on a board)
-        made["channel"] = Channel(made["server"], stream)
+        made["lines"] = Lines(stream)
+        made["channel"] = Channel(made["server"], made["lines"])
 
     yield from step("import + build()", build)
     yield from step("serve loop set up", setup)
     channel = made["channel"]
+    lines = made["lines"]
     server = made["server"]
     for i, src in enumerate(inputs):
         def serve(src=src):
             # One turn of Channel.run per recv(): its framing, dispatch and backlog.
             stream.src = src
-            n = stream.recv(0)
-            while n > 0:
-                channel.pos = 0
-                channel.end = n
-                channel._drain()
-                channel._serve_backlog()
-                n = stream.recv(0)
+            while True:
+                lines.read(channel, 0)
+                channel._turn(False, False)  # what waited in the backlog
+                if not lines.end:
+                    break
             server.poll()
         frame = frames[i]
         yield from step("garbage line" if frame is None else
@@ -569,12 +568,14 @@ def serving_costs(board_name):
     base = yield from held()
     board = __import__(board_name, None, None, ["build"])
     from ports.micropython.boot import start
-    from tinymcp.channel import Channel
+    from tinymcp.channel import Channel, Lines
     import ports.micropython  # noqa: F401  (what serve() imports on a board)
     kept = []
 
     def serve(server, stream):
-        kept.append(Channel(server, Script(64, 0)))  # nothing is sent
+        channel = Channel(server, Lines(Script(64, 0)))  # nothing is sent
+        channel.deliver(None, INITIALIZED)  # the session its first frame opens
+        kept.append(channel)
         return "eof"
     if start(board.build, serve=serve) != "eof":
         raise SystemExit("boot.start() did not serve")

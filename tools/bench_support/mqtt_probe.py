@@ -1,6 +1,7 @@
 # MQTT port probe, run inside MicroPython (32-bit WebAssembly by tests/mqtt/test_figures.py):
 # the heap the MQTT 5 client and the MCP binding hold, without sockets (the WebAssembly build has
-# none): their modules imported, a Board built, one answer published (its packet dropped here).
+# none): their modules imported, the adapter (Topics) built, one answer published (its packet
+# dropped here).
 # Prints one JSON object. Runs as the generator `steps`, like heap_probe.py: the WebAssembly
 # build collects garbage only between two runPython calls.
 import gc
@@ -26,21 +27,25 @@ def main():
     yield
     out["import_mqtt5"] = held(start)
     start = gc.mem_alloc()
-    from ports.mqtt import Board
+    from ports.mqtt import Topics
     yield
     out["import_mqtt"] = held(start)
     start = gc.mem_alloc()
-    board = Board(server, "broker.lan", 1883, "tinymcp/probe", "probe-1")
+    topics = Topics(server, "broker.lan", 1883, "tinymcp/probe", "probe-1")
     yield
     out["board"] = held(start)
-    out["tx_buffer"] = len(board.tx)
-    out["rx_buffer_on_connect"] = board.client.max_packet  # the socket stream's, not made here
+    out["tx_buffer"] = len(topics.tx)
+    out["rx_buffer_on_connect"] = topics.client.max_packet  # the socket stream's, not made here
     sent = []
-    board.client.send_packet = lambda buf, first, end: sent.append(end - first)
-    board._enter("client-1")
+    topics.client.send_packet = lambda buf, first, end: sent.append(end - first)
+    topics.client.subscribe = lambda filters: None  # no broker here
+    from tinymcp.channel import Channel
+    channel = Channel(server, topics)
+    channel.deliver("client-1", b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+    link = channel.sessions["client-1"].link
     yield
     start = gc.mem_alloc()
-    board.link.result(1, b"{}")
+    link.result(1, b"{}")
     out["per_answer"] = gc.mem_alloc() - start  # allocated (not held) publishing one answer
     out["answer_packet"] = sent[-1]
     print(json.dumps(out))
