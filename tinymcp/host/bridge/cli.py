@@ -7,7 +7,7 @@ import signal
 import socket
 import sys
 
-from tinymcp.host.bridge.catalog import LABEL, slug
+from tinymcp.host.bridge.routes import LABEL, slug
 from tinymcp.host.bridge.host import log_failure
 from tinymcp.host.bridge.install import bridge_command
 from tinymcp.host.bridge.link import Link, PortError, check_url, is_url, open_port

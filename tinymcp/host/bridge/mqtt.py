@@ -29,7 +29,7 @@ import uuid
 from urllib.parse import urlsplit
 
 from tinymcp.host.bridge.board import CLIENT_CAPABILITIES, PROTOCOL
-from tinymcp.host.bridge.catalog import LABEL
+from tinymcp.host.bridge.routes import LABEL
 from tinymcp.host.bridge.host import log_failure
 from tinymcp.host.bridge.link import MAX_LINE, PortError
 

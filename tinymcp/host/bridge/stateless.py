@@ -170,7 +170,7 @@ class StatelessEra:
             return self.finish(method, params, await self.task(session, rid, method, params,
                                                                caps))
         if method == "tools/call" and type(params.get("name")) is str:
-            support = self.router.task_support(params["name"])
+            support = self.router.routes.task_support(params["name"])
             if support is not None and declares_tasks(caps):   # the server decides: a task
                 return self.finish(method, params, await self.create_task(session, rid, params))
             if support == "required":
