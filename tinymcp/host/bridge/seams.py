@@ -50,6 +50,23 @@ class BoardEvents(Protocol):
     def on_lost(self) -> None: ...                         # a ready session ended
 
 
+# -- boards that come and go: what finds them tells its listener (cli.PluggedBoards for
+#    discovery.Discovery, --port auto; mqtt.BrokerBoards for mqtt.Broker, a broker's presences)
+
+class PluggedPorts(Protocol):
+    # What --port auto (discovery.Discovery) tells as USB boards are plugged and unplugged.
+    def taken(self, device: str, /) -> bool: ...            # served otherwise: a --port by name
+    def found(self, device: str, port: Any, /) -> Any: ...  # it serves MCP -> its handle
+    def gone(self, handle: Any, /) -> Awaitable[None]: ...  # unplugged: served no more
+
+
+class PresentBoards(Protocol):
+    # What a broker (mqtt.Broker) tells as boards' presences come and go.
+    def found(self, key: tuple, connect: Connect, /) -> Any: ...  # (server-id, server-name),
+                                                                   # its link -> its handle
+    def gone(self, handle: Any, /) -> Awaitable[None]: ...  # offline, or the broker lost
+
+
 # -- the router (router.Router) and what it tells every host ---------------------------------
 
 class HostEvents(Protocol):
