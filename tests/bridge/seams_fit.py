@@ -2,13 +2,15 @@
 # the bridge fits the seam it is handed across (tinymcp/host/bridge/seams.py).
 from tinymcp.host.bridge.board import BoardSession, Unheard
 from tinymcp.host.bridge.cli import PluggedBoards
+from tinymcp.host.bridge.handshake import HandshakeEra
 from tinymcp.host.bridge.hosts import Hosts
 from tinymcp.host.bridge.link import Link
 from tinymcp.host.bridge.mqtt import BrokerBoards, BrokerLink
 from tinymcp.host.bridge.router import RoutedBoard, Router
-from tinymcp.host.bridge.seams import (BoardEvents, BoardLink, HostEvents, HostFront, HostLine,
-                                       LinkEvents, PluggedPorts, PresentBoards, SessionEvents,
-                                       SubscribingBoards)
+from tinymcp.host.bridge.seams import (BoardEvents, BoardLink, Era, HostEvents, HostFront,
+                                       HostLine, LinkEvents, PluggedPorts, PresentBoards,
+                                       SessionEvents, SubscribingBoards)
+from tinymcp.host.bridge.stateless import StatelessEra
 from tinymcp.host.bridge.host import HostSession
 
 
@@ -39,3 +41,7 @@ def host_lines(session: HostSession) -> HostLine:
 def found_boards(plugged: PluggedBoards,
                  present: BrokerBoards) -> "tuple[PluggedPorts, PresentBoards]":
     return plugged, present
+
+
+def eras(handshake: HandshakeEra, stateless: StatelessEra) -> "list[Era]":
+    return [handshake, stateless]

@@ -25,7 +25,7 @@ from tinymcp.protocol import HEADER_MISMATCH, STATELESS, UNSUPPORTED_VERSION, VE
 from tinymcp.host.bridge.auth import ACT, READ
 from tinymcp.host.bridge.guard import CLIENT, MESSAGE, Connection, Guard, connection_cap, \
     quiet_accept_errors, reject
-from tinymcp.host.bridge.stateless import is_stateless
+from tinymcp.host.bridge.host import is_stateless
 
 log = logging.getLogger("tinymcp.bridge.http")
 

@@ -244,9 +244,9 @@ class Router:
         board, forward = self.routes.target(method, params)
         if board is None:
             return forward   # refused: the reply
-        reply = await self._forward(board, method, forward, call)
-        return self.events.listed(method, params,
-                                  self.routes.outward_reply(board, method, reply))
+        reply = self.routes.outward_reply(board, method,
+                                          await self._forward(board, method, forward, call))
+        return self.events.listed(method, params, reply) if method in LISTS else reply
 
     def read_only(self, params):
         # Whether a tools/call reaches a tool its board marks readOnlyHint (the HTTP front's

@@ -84,10 +84,19 @@ class SubscribingBoards(Protocol):
 
 # -- a host session (host.HostSession) and the side that serves it (hosts.Hosts) -------------
 
-class SessionEvents(Protocol):
-    # What a host session hands the hosts' side.
+class Era(Protocol):
+    # A protocol era hosts are served in (handshake.HandshakeEra, stateless.StatelessEra).
     def serve(self, session: Any, rid: Any, method: str, params: Optional[dict],
               /) -> Awaitable[Optional[dict]]: ...   # -> the reply to a request
+
+
+class SessionEvents(Protocol):
+    # What a host session uses of the hosts' side: the eras its requests are served in, and
+    # where its notifications and its end go.
+    @property
+    def handshake(self) -> Era: ...   # 2024-11-05 to 2025-11-25: initialize first
+    @property
+    def stateless(self) -> Era: ...   # 2026-07-28: each request carries its own envelope
     def notified(self, session: Any, method: str, params: Optional[dict], /) -> None: ...
     def closed(self, session: Any, /) -> None: ...
 

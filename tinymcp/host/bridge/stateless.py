@@ -52,14 +52,6 @@ def modern_task(task):
     return out
 
 
-def is_stateless(method, params):
-    # Does this request open (or belong to) the 2026-07-28 revision?
-    if method in ("server/discover", "subscriptions/listen"):
-        return True
-    meta = params.get("_meta") if type(params) is dict else None
-    return type(meta) is dict and PROTOCOL_VERSION_META_KEY in meta
-
-
 def envelope_error(body, undecided):
     # -> an error reply when the request's _meta envelope is missing or names another version.
     verdict = classify_inbound_request(body)
