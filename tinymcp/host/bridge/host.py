@@ -4,8 +4,8 @@ import itertools
 import logging
 import time
 
-from tinymcp.protocol import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, LEVELS, \
-    VERSION_META
+from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, LEVELS,
+                              VERSION_META)
 
 BATCHES = "2025-03-26"   # the one revision with JSON-RPC batches
 # Board log lines a host is sent at most: LOG_BURST at once, LOG_RATE a second after that; the

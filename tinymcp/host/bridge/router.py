@@ -400,8 +400,8 @@ class Router:
     def _push_level(self):
         # Never above warning: the boards' alert lines feed wait_for_event (events.py); each
         # host still gets only the levels it asked for.
-        level = LEVELS[min(min(self.levels.values()), LEVELS.index("warning"))] if self.levels \
-            else "info"   # what a host that never asked gets
+        level = (LEVELS[min(min(self.levels.values()), LEVELS.index("warning"))] if self.levels
+                 else "info")   # what a host that never asked gets
         if level == self.level:
             return
         self.level = level   # a board that is not ready gets it when it is

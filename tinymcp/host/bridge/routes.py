@@ -10,8 +10,8 @@ import logging
 import re
 
 from tinymcp.protocol import INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND
-from tinymcp.templates import Refused as TemplateRefused, match as template_match, \
-    parse as template_parse
+from tinymcp.templates import (Refused as TemplateRefused, match as template_match,
+                               parse as template_parse)
 
 from tinymcp.host.bridge.host import err
 from tinymcp.host.bridge.methods import LISTS
@@ -340,8 +340,10 @@ class Routes:
 
     def task_support(self, name):
         # The execution.taskSupport of the tool hosts call `name`, or None.
-        board, own = (self.boards[0], name) if not self.several else \
-            self._by_name("tools", name, lambda own: own)
+        if not self.several:
+            board, own = self.boards[0], name
+        else:
+            board, own = self._by_name("tools", name, lambda own: own)
         return board.catalog.task_support.get(own) if board else None
 
     def _labelled_target(self, method, params):

@@ -196,8 +196,8 @@ class StatelessEra:
         ask = {"taskId": params.get("taskId")}
         if method == "tasks/cancel":
             reply = await self.router.request("tasks/cancel", ask, exchange)
-            terminal = (reply.get("error") or {}).get("code") == INVALID_PARAMS and \
-                "already" in reply["error"].get("message", "")
+            terminal = ((reply.get("error") or {}).get("code") == INVALID_PARAMS
+                        and "already" in reply["error"].get("message", ""))
             return {"result": {}} if "result" in reply or terminal else reply
         reply = await self.router.request("tasks/get", ask, exchange)
         if "error" in reply or method == "tasks/update":
