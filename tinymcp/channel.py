@@ -8,7 +8,7 @@
 # full-buffer chunk); buf may be the output buffer, to be consumed before write returns.
 # MicroPython's streams take write(buf, n) themselves (sys.stdout.buffer, machine.UART, sockets):
 # no slice of the buffer is made per message.
-from tinymcp import framing
+from tinymcp import framing, once
 from tinymcp.clock import ticks_ms, ticks_diff
 from tinymcp.jsonrpc import JsonLink, loads
 from tinymcp.protocol import (INVALID_REQUEST, PARSE_ERROR, INTERNAL_ERROR, REASON,
@@ -31,7 +31,7 @@ class Channel:
         self.end = 0
         self.stopped = None
         self.cbor = None  # the CborLink from the first CBOR frame on; False: it has none
-        offer = server.once("linkmode", "offer", self)  # tinymcp/linkmode.py, released after
+        offer = once("tinymcp.linkmode.offer", server, self)  # released after (tinymcp/later.py)
         session = self.session = server.open_session()  # one stream, one session
         session.link = self.json
         session.pump = self.pump
@@ -125,7 +125,7 @@ class Channel:
 
     def _cbor(self):
         if self.cbor is None:  # the first CBOR frame: the link, or an error said once
-            self.cbor = self.server.once("linkmode", "cbor", self)
+            self.cbor = once("tinymcp.linkmode.cbor", self.server, self)
         return self.cbor
 
     def _interject(self, raw, msg, link):

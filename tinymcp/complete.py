@@ -1,5 +1,6 @@
 # completion/complete: values for a prompt argument or a resource-template variable.
 from tinymcp.jsonrpc import RpcError, INVALID_PARAMS
+from tinymcp.registry import COMPLETE
 
 MAX_VALUES = 100
 
@@ -16,10 +17,10 @@ def complete(server, params):
     completers = None
     if kind == "ref/prompt" and server.prompts is not None:
         prompt = server.prompts.find(ref.get("name"))
-        completers = prompt[5] if prompt else None
+        completers = prompt[COMPLETE] if prompt else None
     elif kind == "ref/resource" and server.resources is not None:
         template = server.resources.template(ref.get("uri"))
-        completers = template[7] if template else None
+        completers = template[COMPLETE] if template else None
     if completers is None:
         raise RpcError(INVALID_PARAMS, "Invalid params: unknown " + str(kind) + " reference")
     completer = completers.get(arg["name"])

@@ -1,6 +1,7 @@
 # The handshake, and what a server declares about itself: initialize's result and the
 # capabilities server/discover names too. Each runs once a session (its answer is cached
-# encoded), so this module is imported for that and released after it (Server.once).
+# encoded), so this module is imported for that and released after it (tinymcp.once,
+# tinymcp/later.py).
 from tinymcp.jsonrpc import RpcError, INVALID_PARAMS, must
 from tinymcp.protocol import LINK_KEY, VERSIONS, LATEST
 

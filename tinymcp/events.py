@@ -7,6 +7,7 @@
 #
 # This module is what runs all the time: the ring and what goes into it. Reading it (cursors,
 # the wait, the wire's dicts) is tinymcp/eventtools.py, loaded for each wait_for_event call.
+from tinymcp import once
 from tinymcp.clock import ticks_diff, ticks_ms
 
 
@@ -56,8 +57,8 @@ def attach(server, events=None, timeout_s=25):
 
     def wait_for_event(after=None, timeout_s=timeout_s):
         # Inside a JSON-RPC batch a long tool runs to its end inline: no wait there.
-        return server.once("eventtools", "wait", events, after,
-                           0 if server.session.batch is not None else timeout_s)
+        return once("tinymcp.eventtools.wait", server, events, after,
+                    0 if server.session.batch is not None else timeout_s)
 
-    server.once("eventtools", "register", wait_for_event, timeout_s)
+    once("tinymcp.eventtools.register", server, wait_for_event, timeout_s)
     return events

@@ -1,5 +1,5 @@
 # Reading the ring of events (tinymcp/events.py): cursors, wait_for_event's wait, the wire's
-# dicts, and the tool's registration. Loaded for each call and released after it (Server.once);
+# dicts, and the tool's registration. Loaded for each call and released after it (tinymcp.once);
 # the bridge's own wait_for_event (tinymcp/host/bridge/events.py) reads its ring with these too.
 #
 # Each event gets the next sequence number; a cursor is "EPOCH.SEQ", the epoch drawn once a boot, so

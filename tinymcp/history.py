@@ -14,6 +14,7 @@
 # Times are milliseconds since the sampler started (they survive ticks_ms wrapping around).
 from array import array
 
+from tinymcp import once
 from tinymcp.clock import ticks_diff, ticks_ms
 
 ALERTS = "sensor://alerts"
@@ -63,6 +64,8 @@ class Quantity:
 
 
 class History:
+    ALERTS = ALERTS   # for tinymcp/historytools.py, which does not import this module
+
     def __init__(self, period_ms=1000, depth=300, clock=ticks_ms):
         self.clock = clock    # ms ticks: ticks_ms, or a test's own
         self.period_ms = period_ms
@@ -124,13 +127,16 @@ def attach(server, history):
     # which is released again once it has).
     history.server = server
     server.idle.append(history.tick)
-    server.once("historytools", "register", history)
+    once("tinymcp.historytools.register", server, history)
     return history
 
 
 def later(history, body, quantity=None):
-    # A registered tool or resource: historytools' body(server, history, quantity, arguments),
-    # the module loaded for the call and released after it.
+    # A registered tool or resource: body(server, history, quantity, arguments), a function of
+    # tinymcp/historytools.py named by its full dotted path, loaded for the call (tinymcp/later.py).
     def call(**args):
-        return history.server.once("historytools", body, history, quantity, args)
+        return once(body, history.server, history, quantity, args)
     return call
+
+
+History.later = later   # historytools makes its stubs with history.later(...)

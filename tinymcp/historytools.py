@@ -1,14 +1,14 @@
 # What the history's tools and resources say (tinymcp/history.py keeps the samples): statistics
 # over a window, the samples as JSON, the alerts, plots, and the registration of it all. Loaded
-# for each call and released after it (Server.once), so a board holds none of it between calls.
-from tinymcp.history import ALERTS, later
+# for each call and released after it (tinymcp/later.py), so a board holds none of it between calls.
 from tinymcp.schema import boolean, integer, number, string
 
 _HOUR_MS = 3600000
 
 
 def register(server, history):
-    # At build: the tools and resources, each body a stub (history.later) that loads this module.
+    # At build: the tools and resources, each body a stub (tinymcp.history.later) that loads
+    # this module.
     names = [q.name for q in history.quantities]
     which = string("A sampled quantity", enum=names)
     window = integer("Only the last this many seconds (default: all kept)", 1, 7 * 24 * 3600)
@@ -17,11 +17,13 @@ def register(server, history):
         server.resource("sensor://" + q.name + "/history", q.name + "-history",
                         "Samples of " + q.name + " (" + q.unit + "), oldest first: "
                         "[[ms since the sampler started, value], ...]", mime="application/json",
-                        title=q.name + " history")(later(history, "samples_json", q))
+                        title=q.name + " history")(
+            history.later("tinymcp.historytools.samples_json", q))
 
-    server.resource(ALERTS, "alerts", "The alerts set on sampled quantities and whether each "
-                    "has crossed its level; updated (subscriptions) at every crossing",
-                    mime="application/json", title="Alerts")(later(history, "alerts"))
+    server.resource(history.ALERTS, "alerts", "The alerts set on sampled quantities and whether "
+                    "each has crossed its level; updated (subscriptions) at every crossing",
+                    mime="application/json", title="Alerts")(
+        history.later("tinymcp.historytools.alerts"))
 
     server.tool("read_history", "Statistics of a sampled quantity over a window: count, min, "
                 "max, mean, trend per hour, latest value. Sampled every "
@@ -33,23 +35,23 @@ def register(server, history):
                          "trend_per_hour?": number("Change per hour, least squares"),
                          "latest?": number()},
                 title="Read history", read_only=True, open_world=False)(
-        later(history, "read_history"))
+        history.later("tinymcp.historytools.read_history"))
 
     server.tool("set_alert", "Watch a sampled quantity: an alert fires once when it goes above "
                 "(or below) a level, and again only after it came back past the hysteresis; "
-                "clear=true stops watching. Subscribe to " + ALERTS + " to hear of it.",
+                "clear=true stops watching. Subscribe to " + history.ALERTS + " to hear of it.",
                 inputs={"quantity": which, "above?": number("Fire when the value rises above"),
                         "below?": number("Fire when the value falls below"),
                         "hysteresis?": number("How far back it must come to re-arm", 0),
                         "clear?": boolean("Stop watching this quantity")},
                 outputs={"alerts": {"type": "array"}},
                 title="Set alert", read_only=False, destructive=False, idempotent=True,
-                open_world=False)(later(history, "set_alert"))
+                open_world=False)(history.later("tinymcp.historytools.set_alert"))
 
     server.tool("plot_history", "A line plot of a sampled quantity over a window, as an SVG "
                 "image.", inputs={"quantity": which, "seconds?": window},
                 title="Plot history", read_only=True, open_world=False)(
-        later(history, "plot_history"))
+        history.later("tinymcp.historytools.plot_history"))
 
 
 # -- the bodies: fn(server, history, quantity, arguments) ----------------------------------------
@@ -69,7 +71,7 @@ def set_alert(server, history, _q, args):
     else:
         direction, level = ("above", above) if above is not None else ("below", below)
         q.alert = [direction, float(level), float(args.get("hysteresis", 0)), True, 0]
-    server.resource_updated(ALERTS)
+    server.resource_updated(history.ALERTS)
     return alerts(server, history)
 
 

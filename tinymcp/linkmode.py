@@ -1,6 +1,6 @@
 # What a channel settles once: the link modes it offers (initialize's
 # capabilities.experimental["tinymcp/link"], docs/cbor-link.md) and, at the first CBOR frame, the
-# CBOR link or the one error that says the board has none. Imported for that by Server.once and
+# CBOR link or the one error that says the board has none. Imported for that by tinymcp.once and
 # released after it.
 from tinymcp.protocol import PARSE_ERROR, REASON, LINK_UNAVAILABLE
 

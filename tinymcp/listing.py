@@ -1,22 +1,11 @@
 # The pages of list results: tools/list, resources/list, resources/templates/list and
 # prompts/list. A page is built once a session (it is kept encoded, Server.page), so this module
-# is imported for that and released after it (Server.once).
+# is imported for that and released after it (tinymcp.once, tinymcp/later.py).
 from tinymcp import schema
 from tinymcp.jsonrpc import dumps
-from tinymcp.protocol import const
+from tinymcp.registry import (ARGUMENTS, DESCRIPTION, HINTS, INPUTS, KEY, MIME, NAME, OUTPUTS,
+                              PARTS, TITLE)
 
-# Where an entry keeps what its list entry says (the layouts are tools.py's, resources.py's and
-# prompts.py's).
-_TOOL_DESCRIPTION = const(2)
-_TOOL_INPUTS = const(3)
-_TOOL_OUTPUTS = const(4)
-_TOOL_TITLE = const(5)
-_TOOL_HINTS = const(6)
-_RES_NAME = const(2)
-_RES_DESCRIPTION = const(3)
-_RES_MIME = const(4)
-_RES_TITLE = const(5)
-_RES_PARTS = const(8)
 _HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")  # packed in order
 
 
@@ -53,12 +42,12 @@ def head(name, title, description, era):
 
 
 def tool(entry, era):
-    title = entry[_TOOL_TITLE]
-    d = head(entry[0], title, entry[_TOOL_DESCRIPTION], era)
-    d["inputSchema"] = schema.obj(entry[_TOOL_INPUTS])
-    if entry[_TOOL_OUTPUTS] is not None and era >= 2:
-        d["outputSchema"] = schema.obj(entry[_TOOL_OUTPUTS])
-    hints = entry[_TOOL_HINTS]
+    title = entry[TITLE]
+    d = head(entry[KEY], title, entry[DESCRIPTION], era)
+    d["inputSchema"] = schema.obj(entry[INPUTS])
+    if entry[OUTPUTS] is not None and era >= 2:
+        d["outputSchema"] = schema.obj(entry[OUTPUTS])
+    hints = entry[HINTS]
     if hints >> 8 and era == 3:  # 2025-11-25; 2026-07-28 tasks are server-directed
         d["execution"] = {"taskSupport": "required" if hints >> 8 == 2 else "optional"}
     hints &= 0xFF
@@ -76,23 +65,15 @@ def tool(entry, era):
 
 def resource(entry, era):
     # A static resource or a template (resources/templates/list).
-    d = head(entry[_RES_NAME], entry[_RES_TITLE], entry[_RES_DESCRIPTION], era)
-    d["uriTemplate" if entry[_RES_PARTS] else "uri"] = entry[0]
-    if entry[_RES_MIME]:
-        d["mimeType"] = entry[_RES_MIME]
+    d = head(entry[NAME], entry[TITLE], entry[DESCRIPTION], era)
+    d["uriTemplate" if entry[PARTS] else "uri"] = entry[KEY]
+    if entry[MIME]:
+        d["mimeType"] = entry[MIME]
     return d
 
 
 def prompt(entry, era):
-    d = head(entry[0], entry[4], entry[2], era)
-    if entry[3]:
-        d["arguments"] = [_argument(a) for a in entry[3]]
-    return d
-
-
-def _argument(arg):
-    d = {"name": arg[0]}
-    if arg[1]:
-        d["description"] = arg[1]
-    d["required"] = arg[2]
+    d = head(entry[KEY], entry[TITLE], entry[DESCRIPTION], era)
+    if entry[ARGUMENTS]:
+        d["arguments"] = entry[ARGUMENTS]
     return d

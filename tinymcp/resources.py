@@ -1,15 +1,7 @@
 # Resources: exact URIs and RFC 6570 level-1 templates, matched as strings (never as paths).
 from tinymcp.jsonrpc import (BINARY, RpcError, INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND,
                              must, text)
-from tinymcp.protocol import const
-
-# An entry: (uri, fn, name, description, mime, title, watch, complete, parts); parts is None for
-# an exact URI, else (literals, variables) of the template. Its list entry is tinymcp/listing.py's.
-_FN = const(1)
-MIME = const(4)
-WATCH = const(6)
-COMPLETE = const(7)
-_PARTS = const(8)
+from tinymcp.registry import FN, KEY, MIME, PARTS, WATCH
 
 
 class Resources:
@@ -23,13 +15,13 @@ class Resources:
         if "{" in uri:
             from tinymcp.templates import parse
             parts = parse(uri)
-        entry = (uri, fn, name, description, mime, title, watch, complete or {}, parts)
+        entry = (uri, fn, description, title, complete or {}, name, mime, watch, parts)
         (self.templates if parts else self.static).append(entry)
 
     def remove(self, uri):
         for group in (self.static, self.templates):
             for res in group:
-                if res[0] == uri:
+                if res[KEY] == uri:
                     group.remove(res)
                     return True
         return False
@@ -39,13 +31,13 @@ class Resources:
         # template with a value it refuses (tinymcp/templates.py) is None, or with strict a
         # ValueError saying why.
         for res in self.static:
-            if res[0] == uri:
+            if res[KEY] == uri:
                 return res, {}
         if self.templates:
             from tinymcp.templates import match
             for res in self.templates:
                 try:
-                    found = match(res[_PARTS], uri)
+                    found = match(res[PARTS], uri)
                 except ValueError:
                     if strict:
                         raise
@@ -65,7 +57,7 @@ class Resources:
 
     def template(self, uri_template):
         for res in self.templates:
-            if res[0] == uri_template:
+            if res[KEY] == uri_template:
                 return res
         return None
 
@@ -85,7 +77,7 @@ class Resources:
             raise RpcError(INVALID_PARAMS, must("uri", "a string"))
         res, variables = self.lookup(uri)
         try:
-            value = res[_FN](**variables)
+            value = res[FN](**variables)
         except RpcError:
             raise
         except Exception as e:  # a sensor fault: its advice, not "Internal error"

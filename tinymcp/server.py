@@ -1,6 +1,6 @@
 # The MCP server: registration, one handler table, dispatch. What a protocol revision decides (the
 # envelope, which methods exist, how the client is asked and told) is the revision's.
-from tinymcp import jsonrpc
+from tinymcp import jsonrpc, once, release
 from tinymcp.jsonrpc import RpcError, must
 from tinymcp.protocol import (VERSIONS, LEVELS, VERSION_META, BATCHES,
                               INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR,
@@ -364,15 +364,6 @@ class Server:
             cache[key] = out
         return out
 
-    def once(self, name, fn, *args):
-        # fn(self, *args) of tinymcp.<name>, a module of what runs once a session (its result is
-        # kept encoded) or once a call: imported for the call and released after it.
-        module = __import__("tinymcp." + name, None, None, (fn,))
-        try:
-            return getattr(module, fn)(self, *args)
-        finally:
-            _release(name)
-
     def page(self, key, items, params):
         # One page of a list result, cached; the cursor is the index of its first item. Built by
         # tinymcp/listing.py, loaded for it: a page is built once a session (again after a list
@@ -387,7 +378,7 @@ class Server:
         cache = self.session.cache
         out = cache.get(name)
         if out is None:
-            out = cache[name] = self.once("listing", "page", key, items, start)
+            out = cache[name] = once("tinymcp.listing.page", self, key, items, start)
         return out
 
 
@@ -408,22 +399,8 @@ def _registry(server, kind):
 
 def _initialize(server, params):
     # Once a session: the handshake is tinymcp/declare.py's, loaded for it.
-    _release("stateless")  # a client that probed 2026-07-28 first and fell back
-    return server.once("declare", "initialize", params)
-
-
-def _release(name):
-    # A core module this session no longer needs, loaded by an earlier request: dropped so its
-    # objects are collected (its qstrs stay); imported again if a later session wants it.
-    import sys
-    full = "tinymcp." + name
-    if sys.modules.get(full) is not None:  # None: CPython's mark of a module kept out
-        del sys.modules[full]
-        at = full.rfind(".")   # "sensors.i2cparts": its package holds it too
-        try:
-            delattr(sys.modules[full[:at]], full[at + 1:])
-        except AttributeError:  # imported by name only: the package never held it
-            pass
+    release("tinymcp.stateless")  # a client that probed 2026-07-28 first and fell back
+    return once("tinymcp.declare.initialize", server, params)
 
 
 def _ping(server, params):

@@ -1,6 +1,7 @@
 # The stateless 2026-07-28 revision: per-request _meta, server/discover, subscriptions/listen and
 # input-required results. A revision strategy (see tinymcp/revision.py); loaded only when a
 # connection's first request speaks it.
+from tinymcp import once
 from tinymcp.jsonrpc import RpcError, dumps, loads, text
 from tinymcp.protocol import (STATELESS, VERSIONS as HANDSHAKE_VERSIONS, LEVELS, INVALID_PARAMS,
                               INVALID_REQUEST, METHOD_NOT_FOUND, INTERNAL_ERROR,
@@ -286,7 +287,7 @@ def _discover(server, params):
 
 
 def _discover_result(server):
-    result = server.once("declare", "discover")
+    result = once("tinymcp.declare.discover", server)
     result["supportedVersions"] = list(VERSIONS)
     return result
 

@@ -3,13 +3,13 @@
 #
 # A value is a whole segment, split first and percent-decoded after: it is never empty and never
 # holds "/", "\", NUL, nor is it "." or ".." (docs/writing-boards.md). A URI that fits a template
-# but whose value breaks that is refused (Refused), not passed on and not "not found".
+# but whose value breaks that is refused (TemplateRefused), not passed on and not "not found".
 
 _RESERVED = "/?#"
 _UNSAFE = ("/", "\\", "\x00")
 
 
-class Refused(ValueError):
+class TemplateRefused(ValueError):
     # A value the template cannot hand to its function: the message says why, plainly.
     pass
 
@@ -27,8 +27,8 @@ def parse(uri):
 
 
 def match(parts, uri):
-    # Template variables from uri, or None; Refused when uri fits but a decoded value is not
-    # one plain segment. A raw value never spans a reserved character, so "{id}" cannot
+    # Template variables from uri, or None; TemplateRefused when uri fits but a decoded value is
+    # not one plain segment. A raw value never spans a reserved character, so "{id}" cannot
     # swallow "../x" or "a/b".
     literals, variables = parts
     if not uri.startswith(literals[0]):
@@ -63,14 +63,14 @@ def match(parts, uri):
 
 
 def segment(name, text):
-    # The decoded value of one segment, or Refused.
+    # The decoded value of one segment, or TemplateRefused.
     value = _unquote(name, text) if "%" in text else text
     for ch in _UNSAFE:
         if ch in value:
-            raise Refused("{" + name + "} must be one path segment: it may not hold '/', '\\' "
-                          "or NUL, decoded or not")
+            raise TemplateRefused("{" + name + "} must be one path segment: it may not hold "
+                                  "'/', '\\' or NUL, decoded or not")
     if value == "." or value == "..":
-        raise Refused("{" + name + "} may not be '.' or '..'")
+        raise TemplateRefused("{" + name + "} may not be '.' or '..'")
     return value
 
 
@@ -82,7 +82,8 @@ def _unquote(name, text):
     while i < n:
         if raw[i] == 37:  # "%": two hex digits must follow
             if not _hex(raw[i + 1:i + 3]):
-                raise Refused("{" + name + "} has a bad percent-escape: '%' takes two hex digits")
+                raise TemplateRefused("{" + name + "} has a bad percent-escape: '%' takes two "
+                                      "hex digits")
             out.append(int(raw[i + 1:i + 3], 16))
             i += 3
         else:
@@ -91,7 +92,7 @@ def _unquote(name, text):
     try:
         return out.decode()
     except UnicodeError:
-        raise Refused("{" + name + "} is not UTF-8 once percent-decoded")
+        raise TemplateRefused("{" + name + "} is not UTF-8 once percent-decoded")
 
 
 def _hex(pair):

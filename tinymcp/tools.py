@@ -1,16 +1,6 @@
 # Tools: one decorated function each; its declared schema drives tools/list and validation.
 from tinymcp import schema
-from tinymcp.protocol import const
-from tinymcp.registry import Registry
-
-# An entry: (name, fn, description, inputs, outputs, title, hints, wants_ctx). inputs and outputs
-# are kept as declared (the compact form or a whole schema); hints packs the annotations. Its list
-# entry is tinymcp/listing.py's.
-_FN = const(1)
-_INPUTS = const(3)
-_OUTPUTS = const(4)
-_HINTS = const(6)
-_CTX = const(7)
+from tinymcp.registry import CTX, FN, HINTS, INPUTS, KEY, OUTPUTS, Registry
 
 
 def pack_hints(values):
@@ -31,30 +21,30 @@ class Tools(Registry):
     tasks = False  # a tool declares task support: the server offers tasks (tinymcp/tasks.py)
 
     def add(self, fn, name, description, inputs, outputs, title, hints, wants_ctx):
-        self.put((name, fn, description, inputs or {}, outputs, title, hints, wants_ctx))
+        self.put((name, fn, description, title, inputs or {}, outputs, hints, wants_ctx))
 
     def call(self, server, params):
         tool = self.named(params, "tool")
-        name = tool[0]
-        structured = tool[_OUTPUTS] is not None
+        name = tool[KEY]
+        structured = tool[OUTPUTS] is not None
         task = None
-        if tool[_HINTS] >> 8 or (self.tasks and "task" in params):  # as a task? its revision says
-            task = server.tasks().wanted(server, params, tool[_HINTS] >> 8, name)
+        if tool[HINTS] >> 8 or (self.tasks and "task" in params):  # as a task? its revision says
+            task = server.tasks().wanted(server, params, tool[HINTS] >> 8, name)
         args = params.get("arguments")
         if args is None:
             args = {}
         # Argument problems and tool failures are results with isError, so a model can retry.
-        declared = tool[_INPUTS]
+        declared = tool[INPUTS]
         problem = schema.arguments(declared, args) if type(args) is dict else "expected an object"
         if problem:
             value = error_result("Invalid arguments for " + name + ": " + problem)
         else:
             _complete(declared, args)
             try:
-                if tool[_CTX]:
-                    value = tool[_FN](ctx=server.ctx, **args)
+                if tool[CTX]:
+                    value = tool[FN](ctx=server.ctx, **args)
                 else:
-                    value = tool[_FN](**args)
+                    value = tool[FN](**args)
                 if type(value).__name__ != "generator":
                     value = shape(value, structured, server)
             except Exception as e:

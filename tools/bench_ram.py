@@ -22,8 +22,6 @@ SUPPORT = os.path.join(ROOT, "tools", "bench_support")
 N = 64
 REF = os.path.join(SUPPORT, "ref_board.py")
 BOARDS = (("reference board", REF), ("boards/rpi_pico", "rpi_pico"), ("boards/sim", "sim"))
-# Serve-path modules that run once before serving and are released: counted with "on demand".
-RELEASED = ("ports.micropython.safeboot",)
 
 # name -> (what one of them is, the module's source): each made of N of one kind of object.
 EXPERIMENTS = (
@@ -177,7 +175,7 @@ def measure(node):
     # -> {"experiments": [...], "boards": {label: [module rows]}} (see report_lines); node: the
     # node binary that runs the WebAssembly build.
     sys.path.insert(0, os.path.join(ROOT, "tools"))
-    from bench import build_tree
+    from bench_tree import build_tree
     from tinymcp.host.deploy.files import board_files
     from tinymcp.host.deploy.tree import as_tree
     found = {"boards": {}}
@@ -208,6 +206,11 @@ def measure(node):
              "mpy_per_one": (sizes[e[0]] - sizes["empty"]) / N}
             for e, r in zip(EXPERIMENTS, rows)]
         tree = as_tree(ROOT)
+        # Serve-path modules that run once before serving and are released (tinymcp/later.py):
+        # counted with "on demand".
+        from tinymcp.later import LATER
+        released = {t.rpartition(".")[0] for _trigger, t, _shipped, after in LATER
+                    if after == "release"}
         for label, spec in BOARDS:
             board = tree.board(spec)
             files, _how = board_files(tree, board, network="usb")
@@ -216,7 +219,7 @@ def measure(node):
             main_name = module_name(board.prefix + "main.py", board.name)
             groups = {}
             for name in order:
-                serving = name.startswith("ports") and name not in RELEASED or name in (
+                serving = name.startswith("ports") and name not in released or name in (
                     "tinymcp.channel", "tinymcp.framing")
                 group = ("build" if name in at_build or name == main_name else
                          "serve" if serving else "on demand")

@@ -8,9 +8,9 @@
 # Serving is skipped, leaving the REPL free, when the button is held at reset or the flag file
 # exists (`mpremote touch :noserve`; `mpremote rm :noserve` to serve again). A build() that
 # raises is reported on the console and also skips serving, so a broken board file never
-# locks you out of the REPL. Those checks are in ports/micropython/safeboot.py.
-import sys
-
+# locks you out of the REPL. Those checks are in ports/micropython/safeboot.py, loaded for them
+# and released after (tinymcp/later.py; tinymcp's face imports nothing else, so the way out to the
+# REPL works when the rest of tinymcp cannot import).
 SKIP_FLAG = "noserve"
 
 
@@ -18,7 +18,8 @@ def start(build, button=None, flag=SKIP_FLAG, heartbeat=None, watchdog_ms=None, 
           serve=None):
     # -> why serving stopped ("eof", "interrupt") or was skipped. heartbeat: a Pin to blink;
     # watchdog_ms: reset the board if the serve loop stalls that long (rp2 max ~8300 ms).
-    server = _once("ready", build, button, flag)
+    from tinymcp import once
+    server = once("ports.micropython.safeboot.ready", build, button, flag)
     if type(server) is str:   # "skipped", "build failed"
         return server
     wdt = None
@@ -26,7 +27,8 @@ def start(build, button=None, flag=SKIP_FLAG, heartbeat=None, watchdog_ms=None, 
         from ports.micropython.idle import watch
         wdt = watch(server, heartbeat, watchdog_ms)
     try:
-        if serve is None and stream is None and _once("on_network", server):
+        if serve is None and stream is None and once("ports.micropython.safeboot.on_network",
+                                                     server):
             return "network"
         if serve is None:
             from ports import serve
@@ -36,13 +38,3 @@ def start(build, button=None, flag=SKIP_FLAG, heartbeat=None, watchdog_ms=None, 
             from ports.micropython.idle import keep_fed
             keep_fed(wdt)
 
-
-def _once(fn, *args):
-    # fn(*args) of ports/micropython/safeboot.py, imported for the call and released after it.
-    # Not tinymcp.server's release: the way out to the REPL must work when tinymcp cannot import.
-    from ports.micropython import safeboot
-    try:
-        return getattr(safeboot, fn)(*args)
-    finally:
-        del sys.modules["ports.micropython.safeboot"]
-        delattr(sys.modules["ports.micropython"], "safeboot")

@@ -1,14 +1,14 @@
 # What boot.start() runs once before serving: the way out (a held button, the flag file), the
 # board's build() with its failure reported, and the network settings' check. Imported for each
-# and released after it, so none of it stays in RAM while the board serves over USB.
+# and released after it (tinymcp/later.py), so none of it stays in RAM while the board serves over
+# USB. It imports nothing of boot.py, which loads it.
 import os
 import sys
 
-from ports.micropython.boot import SKIP_FLAG
 
-
-def skip_reason(button=None, flag=SKIP_FLAG):
-    # -> why serving should be skipped, or None. button() is true while the button is held.
+def skip_reason(button=None, flag=None):
+    # -> why serving should be skipped, or None. button() is true while the button is held;
+    # flag: the file whose presence skips serving (boot.SKIP_FLAG), None or "" for none.
     if button is not None:
         try:
             if button():

@@ -136,6 +136,18 @@ def test_the_held_heap_on_32_bit_micropython_counts_no_garbage(quick_run):
     assert 0 < modules["per_tool"] <= raw["c"]["unix"]["modules"]["per_tool"], modules
 
 
+def test_the_probes_own_strings_that_a_board_needs_are_billed_to_the_board(quick_run):
+    # The probe is compiled before its baseline, interning its names (build, handle, server...):
+    # those a board's loaded .mpy files intern too are added back to the held figures (issue 27).
+    _stdout, markdown, raw = quick_run
+    for board in ("ref", "pico", "sim"):
+        unbilled = wasm(raw)[board]["unbilled"]
+        count, missing = unbilled["build"]
+        assert 0 < count and count * 8 <= missing, (board, unbilled)
+        assert unbilled["session"][0] >= count, (board, unbilled)
+    assert "reference board, with the probe's own strings billed" in markdown
+
+
 @pytest.mark.skipif(not os.path.exists(WASM), reason="WebAssembly MicroPython not installed")
 def test_held_ram_module_by_module_adds_up_to_the_boards_held_heap(quick_run):
     _stdout, markdown, raw = quick_run

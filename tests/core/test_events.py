@@ -3,6 +3,7 @@
 # loop steps) up to its bound; a cursor never repeats an event and says when some were lost.
 from tests.core.support import initialize, notifications, result
 from tinymcp import Server, events, history
+from tinymcp.registry import FN, KEY
 
 
 class Clock:
@@ -35,8 +36,8 @@ def board(values, size=16):
 
 def tool(server, name):
     for entry in server.tools.items:
-        if entry[0] == name:
-            return entry[1]
+        if entry[KEY] == name:
+            return entry[FN]
     raise AssertionError("no tool " + name)
 
 

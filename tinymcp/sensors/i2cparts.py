@@ -1,5 +1,5 @@
 # The I2C bus scan and the parts usually found at each address: loaded by i2cscan's tool for
-# each call (Server.once) and released after it: a scan is a rare diagnostic.
+# each call (tinymcp.once, tinymcp/later.py) and released after it: a scan is a rare diagnostic.
 from tinymcp.sensors.common import bus_fault
 
 # The parts usually found at each address, as one str (one object instead of a dict of 15):
@@ -18,7 +18,7 @@ def likely(address):
 
 
 def scan(server, i2c, wiring=""):
-    # The scan_i2c tool's result (server: Server.once's first argument, unused).
+    # The scan_i2c tool's result (server: the first argument its loader passes, unused).
     try:
         found = i2c.scan()
     except OSError as e:

@@ -4,6 +4,7 @@
 
 
 def attach(server, i2c, tool="scan_i2c", bus="I2C", wiring=""):
+    from tinymcp import once
     from tinymcp.schema import array, integer, obj, string
 
     @server.tool(tool, "List the addresses that answer on the board's " + bus + " bus, with the "
@@ -12,6 +13,6 @@ def attach(server, i2c, tool="scan_i2c", bus="I2C", wiring=""):
                           "devices": array(obj({"address": string(), "likely": string()}))},
                  title="Scan " + bus + " bus", read_only=True, open_world=False)
     def scan_i2c():
-        return server.once("sensors.i2cparts", "scan", i2c, wiring)
+        return once("tinymcp.sensors.i2cparts.scan", server, i2c, wiring)
 
     return i2c

@@ -66,11 +66,28 @@ out["platform_preimported"] = platform
 
 
 def held():
-    # -> the bytes still in use once garbage is collected (yield from it).
+    # -> the bytes still in use once garbage is collected (yield from it). On the WebAssembly
+    # build the reading is the first thing of its own runPython call: the collection asked for
+    # here runs when the call before it returns.
     gc.collect()
     yield  # on the WebAssembly build: back to the top level, where the collection runs
     gc.collect()
     return gc.mem_alloc()
+
+
+def dump_qstrs(mark):
+    # The qstrs interned so far and the modules loaded, printed for tools/bench.py after a
+    # "qstrs MARK" line. This
+    # script is compiled before its baseline, so its own names are interned then: those a board
+    # needs too (build, handle, server...) would be missing from the board's bill. tools/bench.py
+    # adds them back from the dump marked "probe" and the .mpy files loaded by each reading.
+    try:
+        from micropython import qstr_info
+    except ImportError:
+        return
+    print("qstrs " + mark)
+    print("modules " + " ".join(sys.modules))
+    qstr_info(1)
 
 
 def per(fn, n=N):
@@ -280,6 +297,7 @@ def serve_loop(server, frame):
 
 
 def board_costs(board_name):
+    dump_qstrs("probe")
     base = yield from held()
     import tinymcp  # noqa: F401  (the import is what is measured)
     out["held_core"] = (yield from held()) - base
@@ -287,6 +305,7 @@ def board_costs(board_name):
     out["held_import"] = (yield from held()) - base
     server = board.build()
     out["held_build"] = (yield from held()) - base
+    dump_qstrs("build")
     if opts["romfs"]:
         out["from"] = sys.modules["tinymcp.server"].__file__
 
@@ -296,6 +315,7 @@ def board_costs(board_name):
                                          or b'"isError":true' in reply):
             raise SystemExit("unexpected reply: " + str(reply))
     out["held_session"] = (yield from held()) - base  # caches filled: initialize and tools/list encoded
+    dump_qstrs("session")
     if server.tools.find("read_history") is not None:
         for frame in HISTORY:
             reply = server.handle(frame)
@@ -357,6 +377,7 @@ def stages(server):
     try:
         from tinymcp import schema
         from tinymcp.framing import Out
+        from tinymcp.registry import FN, INPUTS
         params = jsonrpc.loads(adc)["params"]
         tool = server.tools.find("read_adc")
         args = params["arguments"]
@@ -364,8 +385,8 @@ def stages(server):
         link = jsonrpc.JsonLink(Out(discard))
         reply = handler(server, params)
         stage("call:  - handler tools/call (check, run, shape)", lambda: handler(server, params))
-        stage("call:     - schema.arguments of the arguments", lambda: schema.arguments(tool[3], args))
-        stage("call:     - the tool function, fn(**args)", lambda: tool[1](**args))
+        stage("call:     - schema.arguments of the arguments", lambda: schema.arguments(tool[INPUTS], args))
+        stage("call:     - the tool function, fn(**args)", lambda: tool[FN](**args))
         stage("call:  - the JSON link writes the answer (envelope, text mirror)",
               lambda: link.result(4711, reply))
         stage("call:     - alt: json.dump of its dict to a stream", lambda: dump_to_stream(reply[0]))

@@ -29,7 +29,7 @@ class LedState(TypedDict):
     on: bool
 
 
-class Board:
+class SimParts:
     led = False
 
     def temperature(self):
@@ -45,7 +45,7 @@ class Board:
         return raw, round(raw * VREF / 65535, 4)
 
 
-board = Board()
+parts = SimParts()
 server = MCPServer("sdk-sim", version="0.1.0", title="SDK simulated board",
                    instructions="A simulated board: read its temperature "
                                 "sensor and ADC channels, switch its LED.")
@@ -55,14 +55,14 @@ server = MCPServer("sdk-sim", version="0.1.0", title="SDK simulated board",
              description="Read the board's temperature sensor in degrees Celsius.",
              annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False))
 def read_temperature() -> Temperature:
-    return {"celsius": board.temperature()}
+    return {"celsius": parts.temperature()}
 
 
 @server.tool(name="read_adc", title="Read ADC channel",
              description="Read one 16-bit ADC channel (3.3 V reference).",
              annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False))
 def read_adc(channel: Annotated[int, Field(ge=0, le=3, description="ADC channel")]) -> AdcReading:
-    raw, volts = board.adc(channel)
+    raw, volts = parts.adc(channel)
     return {"raw": raw, "volts": volts}
 
 
@@ -70,14 +70,14 @@ def read_adc(channel: Annotated[int, Field(ge=0, le=3, description="ADC channel"
              annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False,
                                          idempotentHint=True, openWorldHint=False))
 def set_led(on: Annotated[bool, Field(description="true to light the LED")]) -> LedState:
-    board.led = on
+    parts.led = on
     return {"on": on}
 
 
 @server.resource("sensor://temperature", name="temperature", title="Board temperature",
                  description="The temperature sensor's latest reading", mime_type="application/json")
 def temperature_resource() -> dict:
-    return {"celsius": board.temperature()}
+    return {"celsius": parts.temperature()}
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import logging
 import re
 
 from tinymcp.protocol import INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND
-from tinymcp.templates import (Refused as TemplateRefused, match as template_match,
+from tinymcp.templates import (TemplateRefused, match as template_match,
                                parse as template_parse)
 
 from tinymcp.host.bridge.host import err

@@ -1,5 +1,6 @@
 # Which files a board runs: traced through its build() (trace_board.py), plus the MicroPython
-# serve path its `__main__` block imports, closed over module-level imports.
+# serve path its `__main__` block imports, closed over module-level imports, plus what loads
+# later as tinymcp/later.py's table says.
 import ast
 import json
 import os
@@ -9,6 +10,7 @@ import tempfile
 
 from tinymcp.host.deploy import DeployError
 from tinymcp.host.deploy.tree import as_tree, device_tree
+from tinymcp.later import LATER
 
 ROOT_PACKAGES = ("tinymcp", "ports")   # what a board imports from the device tree, besides its own dir
 HOST_ONLY = ("ports/cpython/", "tinymcp/host/", "tinymcp/joined.py")   # never shipped: CPython only
@@ -130,8 +132,25 @@ def _trace(tree, board):
     return traced
 
 
-# What the optional CBOR link mode needs on the board (a JSON session never imports it).
-CBOR_LINK = ("tinymcp/cborlink.py", "tinymcp/cbor.py")
+def later_module(target):
+    # A target of tinymcp/later.py ("tinymcp.listing.page") -> the file of its module.
+    return module_file(target.rpartition(".")[0])
+
+
+def module_file(module):
+    # A device module's dotted name ("tinymcp.sensors.faults") -> its file-set name.
+    return module.replace(".", "/") + ".py"
+
+
+def later_files(condition):
+    # The files of what loads later on that condition ("if cbor": the CBOR link mode).
+    return tuple(sorted({later_module(t) for _trigger, t, shipped, _after in LATER
+                         if shipped == condition}))
+
+
+# What the optional CBOR link mode needs on the board (a JSON session never imports it; cbor.py
+# comes with cborlink.py's imports).
+CBOR_LINK = later_files("if cbor")
 
 
 # The stateless 2026-07-28 era: a board without it answers such requests with -32601 and
@@ -146,23 +165,18 @@ NETWORK_CODE = ("ports/micropython/wifi.py", "ports/tcp.py", "ports/mqtt.py", "p
 NETWORK = {"usb": (), "tcp": NETWORK_CODE[:2], "mqtt": NETWORK_CODE}
 
 
-# What a shipped module imports only when something fails (no trace reaches it): shipped with it.
-ON_FAULT = {"tinymcp/sensors/common.py": "tinymcp/sensors/faults.py"}   # a bus fault's advice
-# What a shipped module loads by name (Server.once) where no trace reaches it: shipped with it.
-BY_NAME = {"tinymcp/channel.py": "tinymcp/linkmode.py",   # a channel's link-mode offer
-           "tinymcp/sensors/i2cscan.py": "tinymcp/sensors/i2cparts.py"}   # each bus scan
-
-
 # boot.start() loads its idle poll (ports/micropython/idle.py) only for a heartbeat LED or a
-# watchdog: shipped when the board's __main__ block passes either (or arguments it cannot see).
-IDLE = "ports/micropython/idle.py"
-
-
+# watchdog: shipped ("if idle") when the board's __main__ block passes either (or arguments it
+# cannot see).
 def _wants_idle(board):
     for block in _main_blocks(board):
+        starts = {"start"} | {a.asname for node in ast.walk(block) if isinstance(node, ast.ImportFrom)
+                              for a in node.names if a.name == "start" and a.asname}
         for node in ast.walk(block):
-            if not isinstance(node, ast.Call):
-                continue
+            if not isinstance(node, ast.Call) or not (
+                    (isinstance(node.func, ast.Name) and node.func.id in starts)
+                    or (isinstance(node.func, ast.Attribute) and node.func.attr == "start")):
+                continue   # only boot.start()'s arguments ask for it
             if len(node.args) > 3 or any(isinstance(a, ast.Starred) for a in node.args):
                 return True   # start(build, button, flag, heartbeat, ...) or start(*args)
             for k in node.keywords:
@@ -191,27 +205,22 @@ def board_files(root, board, extra=(), leave_out=(), network=None):
     try:
         traced = _trace(tree, board)
         start = [f for f in traced["files"] if f != main]
-        if traced["completions"]:
-            start.append("tinymcp/complete.py")   # reached lazily by completion/complete
-        if traced.get("long_tools"):
-            start.append("tinymcp/tasks.py")      # reached lazily by a long tool's first call
-        if traced.get("leases"):
-            start.append("tinymcp/leases.py")     # reached lazily by a first call with lease_s
-        if traced.get("context"):
-            start.append("tinymcp/context.py")    # reached lazily by a first call of a ctx tool
+        flags = traced["flags"]   # completions, long_tools, leases, context: tinymcp/later.py's
+        flags["idle"] = _wants_idle(board)
         how = "traced"
         everywhere = False
     except (DeployError, subprocess.TimeoutExpired) as e:
         # Without a build we cannot tell which lazy imports run: take them all.
-        start, how, everywhere = [], "static (%s)" % e, True
+        start, how, everywhere, flags = [], "static (%s)" % e, True, None
     start.append(main)
     start.extend(extra)
     start.extend(_serve_path(tree, board))
     pruned = set() if network is None else set(NETWORK_CODE) - set(NETWORK[network])
-    if not everywhere and not _wants_idle(board):
-        pruned.add(IDLE)
+    if flags is not None:   # what loads later on a condition the trace found false, if unseen
+        pruned |= {later_module(t) for _trigger, t, shipped, _after in LATER
+                   if shipped[:3] == "if " and not flags.get(shipped[3:])} - set(start)
     files = _closure(tree, board, start, everywhere, pruned)
-    files = (files | _closure(tree, board, _later(files), everywhere, pruned)) - set(leave_out)
+    files = (files | _later(tree, board, files, flags, everywhere, pruned)) - set(leave_out)
     return sorted(files), how
 
 
@@ -222,12 +231,22 @@ def static_files(root, board):
     board = tree.board(board)
     start = [board.prefix + "main.py"] + sorted(_serve_path(tree, board))
     files = _closure(tree, board, start, True)
-    return sorted(files | _closure(tree, board, _later(files), True))
+    return sorted(files | _later(tree, board, files, None, True))
 
 
-def _later(files):
-    # What these files load later where no import reaches it (ON_FAULT, BY_NAME).
-    return [ON_FAULT.get(f) or BY_NAME[f] for f in files if f in ON_FAULT or f in BY_NAME]
+def _later(tree, board, files, flags, everywhere, pruned=()):
+    # What these files load later (tinymcp/later.py): each target shipped "with" a module among
+    # them, or "if" a flag of the trace (flags None: all of them), with what it imports; again
+    # for what those bring, until nothing more comes.
+    found = set(files)
+    while True:
+        more = [later_module(t) for _trigger, t, shipped, _after in LATER
+                if (shipped[:5] == "with " and module_file(shipped[5:]) in found)
+                or (shipped[:3] == "if " and (flags is None or flags.get(shipped[3:])))]
+        new = _closure(tree, board, [m for m in more if m not in found], everywhere, pruned)
+        if not new - found:
+            return found - set(files)
+        found |= new
 
 
 def device_path(rel, board):

@@ -108,12 +108,13 @@ def main():
             spec = importlib.util.find_spec(name)
             if spec is not None and isinstance(spec.origin, str) and spec.origin.endswith(".py"):
                 files.append(os.path.abspath(spec.origin))
+    # The conditions tinymcp/later.py ships a module on ("if F"), as this board answers them.
+    flags = {"completions": bool(getattr(server, "completions", False)),
+             "long_tools": _long_tools(server),
+             "context": _wants_ctx(server),
+             "leases": _leased(server, answers[HANDSHAKE.index(TOOLS_LIST)])}
     with open(out, "w") as f:
-        json.dump({"files": sorted(set(files)),
-                   "completions": bool(getattr(server, "completions", False)),
-                   "long_tools": _long_tools(server),
-                   "context": _wants_ctx(server),
-                   "leases": _leased(server, answers[HANDSHAKE.index(TOOLS_LIST)])}, f)
+        json.dump({"files": sorted(set(files)), "flags": flags}, f)
 
 
 def _leased(server, answer):
@@ -134,8 +135,9 @@ def _leased(server, answer):
 def _long_tools(server):
     # Does the board have a generator tool (tinymcp/tasks.py steps it, loaded at its first call)?
     import inspect
+    from tinymcp.registry import FN
     tools = getattr(server, "tools", None)
-    return any(inspect.isgeneratorfunction(entry[1]) for entry in getattr(tools, "items", ()))
+    return any(inspect.isgeneratorfunction(entry[FN]) for entry in getattr(tools, "items", ()))
 
 
 def _wants_ctx(server):
@@ -144,8 +146,8 @@ def _wants_ctx(server):
     tools = getattr(server, "tools", None)
     if tools is None:
         return False
-    from tinymcp.tools import _CTX
-    return any(entry[_CTX] for entry in tools.items)
+    from tinymcp.registry import CTX
+    return any(entry[CTX] for entry in tools.items)
 
 
 if __name__ == "__main__":
