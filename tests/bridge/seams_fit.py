@@ -1,12 +1,16 @@
 # Read by pyright only (.ci/typecheck, pyrightconfig.host.json), never run: each concrete class of
 # the bridge fits the seam it is handed across (tinymcp/host/bridge/seams.py).
 from tinymcp.host.bridge.board import BoardSession, Unheard
+from tinymcp.host.bridge.cli import PluggedBoards
+from tinymcp.host.bridge.handshake import HandshakeEra
 from tinymcp.host.bridge.hosts import Hosts
 from tinymcp.host.bridge.link import Link
-from tinymcp.host.bridge.mqtt import BrokerLink
+from tinymcp.host.bridge.mqtt import BrokerBoards, BrokerLink
 from tinymcp.host.bridge.router import RoutedBoard, Router
-from tinymcp.host.bridge.seams import (BoardEvents, BoardLink, HostEvents, HostFront, HostLine,
-                                       LinkEvents, SessionEvents, SubscribingBoards)
+from tinymcp.host.bridge.seams import (BoardEvents, BoardLink, Era, HostEvents, HostFront,
+                                       HostLine, LinkEvents, PluggedPorts, PresentBoards,
+                                       SessionEvents, SubscribingBoards)
+from tinymcp.host.bridge.stateless import StatelessEra
 from tinymcp.host.bridge.host import HostSession
 
 
@@ -32,3 +36,12 @@ def subscribing(router: Router) -> SubscribingBoards:
 
 def host_lines(session: HostSession) -> HostLine:
     return session
+
+
+def found_boards(plugged: PluggedBoards,
+                 present: BrokerBoards) -> "tuple[PluggedPorts, PresentBoards]":
+    return plugged, present
+
+
+def eras(handshake: HandshakeEra, stateless: StatelessEra) -> "list[Era]":
+    return [handshake, stateless]

@@ -14,8 +14,8 @@ from mcp import Client, StdioServerParameters
 from tests.bridge.conftest import REPO, TESTBOARD, LineClient, bridge_script, clean_env
 from tests.bridge.test_several_boards import SIM_TOOLS, Changes, led_volts
 from tests.windows_shim import as_on_windows  # noqa: F401  (each test also as if on Windows)
-from tinymcp.host.bridge.catalog import NAME, Catalog
-from tinymcp.host.bridge.compact import surface
+from tinymcp.host.bridge.routes import NAME, Catalog
+from tinymcp.host.bridge.routes import surface
 
 VARIANT = os.path.join(REPO, "tests", "bridge", "variantboard.py")
 FOUR = ["--sim", "a=sim", "--sim", "b=sim", "--sim", "c=sim", "--sim", "t=" + TESTBOARD]

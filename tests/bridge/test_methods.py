@@ -7,7 +7,7 @@ import tinymcp.tasktools
 from tinymcp.context import CLIENT_NEEDS
 from tinymcp.server import Server
 
-from tinymcp.host.bridge import catalog, methods
+from tinymcp.host.bridge import methods, routes
 from tinymcp.host.bridge.methods import HANDSHAKE, REQUESTS, STATELESS
 
 
@@ -47,10 +47,10 @@ def test_the_stateless_sets_are_the_cores():
 
 
 def test_the_list_kinds_are_the_catalogs():
-    assert set(methods.LISTS.values()) == set(catalog.KINDS)
-    assert set(methods.LIST_CHANGED.values()) == set(catalog.OFFERS)
+    assert set(methods.LISTS.values()) == set(routes.KINDS)
+    assert set(methods.LIST_CHANGED.values()) == set(routes.OFFERS)
     for method, kind in methods.LISTS.items():
-        assert catalog.KINDS[kind][0] == method
+        assert routes.KINDS[kind][0] == method
 
 
 def test_what_a_board_asks_the_client_is_a_client_request_not_a_host_request():

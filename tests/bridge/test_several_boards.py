@@ -13,7 +13,7 @@ from mcp import Client, MCPError, StdioServerParameters
 
 from tests.bridge.conftest import (BRIDGE, REPO, TESTBOARD, LineClient, Updates, bridge_script,
                                    clean_env)
-from tinymcp.host.bridge.catalog import NAME
+from tinymcp.host.bridge.routes import NAME
 
 SIM_TOOLS = {"read_temperature", "read_adc", "set_led"}
 

@@ -78,8 +78,8 @@ def _restore_uri(msg, params):
 def _malformed(msg):
     # What is wrong with a response from the board (MCP results are objects), or None.
     if ("result" in msg) == ("error" in msg):
-        return "it has both a result and an error" if "result" in msg else \
-            "it has neither a result nor an error"
+        return ("it has both a result and an error" if "result" in msg else
+                "it has neither a result nor an error")
     if "result" in msg:
         return None if type(msg["result"]) is dict else "its result is not an object"
     e = msg["error"]
@@ -649,8 +649,8 @@ class BoardSession:
     async def wait_ready(self, timeout):
         # Wait for the board to be ready, but not for one that answers without serving.
         end = asyncio.get_running_loop().time() + timeout
-        while not self.ready.is_set() and self.state != "disconnected" \
-                and self.not_serving() is None:
+        while (not self.ready.is_set() and self.state != "disconnected"
+               and self.not_serving() is None):
             left = end - asyncio.get_running_loop().time()
             if left <= 0:
                 return

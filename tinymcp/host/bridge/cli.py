@@ -7,7 +7,7 @@ import signal
 import socket
 import sys
 
-from tinymcp.host.bridge.catalog import LABEL, slug
+from tinymcp.host.bridge.routes import LABEL, slug
 from tinymcp.host.bridge.host import log_failure
 from tinymcp.host.bridge.install import bridge_command
 from tinymcp.host.bridge.link import Link, PortError, check_url, is_url, open_port
@@ -175,6 +175,26 @@ def http_auth(args, host, port):
     return auth.StaticToken(made), made
 
 
+class PluggedBoards:
+    # --port auto's listener (a seams.PluggedPorts, told by discovery.Discovery): a board found
+    # on USB is served by the router, under a label made from its name, until it is unplugged.
+    # session_for(device, port) -> make_session(events) for the router; named: the real paths
+    # of the ports given by name (--port DEVICE), served as such and never found again.
+    def __init__(self, router, session_for, named):
+        self.router = router
+        self.session_for = session_for
+        self.named = named
+
+    def taken(self, device):
+        return os.path.realpath(device) in self.named
+
+    def found(self, device, port):
+        return self.router.add(None, self.session_for(device, port))
+
+    async def gone(self, board):
+        await self.router.remove(board)
+
+
 async def run(args, specs, several, opened, http, sock, demo, pins=None):
     from tinymcp.host.bridge.board import BoardSession
     from tinymcp.host.bridge.hosts import Hosts
@@ -220,11 +240,7 @@ async def run(args, specs, several, opened, http, sock, demo, pins=None):
     if any(spec.kind == "auto" for spec in specs):
         from tinymcp.host.bridge.discovery import Discovery
         named = {os.path.realpath(device) for _spec, device, _port, _sim in opened}
-        discovery = Discovery(args.baud,
-                              serve=lambda device, port: router.add(None,
-                                                                    session_for(device, port)),
-                              let_go=router.remove,
-                              taken=lambda device: os.path.realpath(device) in named)
+        discovery = Discovery(args.baud, PluggedBoards(router, session_for, named))
         tasks.append(loop.create_task(discovery.run()))
     if args.mqtt:
         from tinymcp.host.bridge.mqtt import serve_brokers

@@ -84,15 +84,13 @@ def port_order(device):
 
 
 class Discovery:
-    # serve(device, open port) -> a handle for a board found; let_go(handle) when it went away
-    # (async); taken(device) -> True for ports served otherwise (a --port given by name).
+    # Tells boards (a seams.PluggedPorts) of each board found (found(device, open port) -> its
+    # handle) and gone (gone(handle)); asks it which ports are served otherwise (taken).
     interval = 1.0
 
-    def __init__(self, baud, serve, let_go, taken):
+    def __init__(self, baud, boards):
         self.baud = baud
-        self.serve = serve
-        self.let_go = let_go
-        self.taken = taken
+        self.boards = boards
         self.served = {}      # device -> handle
         self.declined = {}    # device -> (when to ask again, the wait after that)
 
@@ -105,11 +103,12 @@ class Discovery:
             found = {device: kind for device, kind in found.items() if kind is not None}
             for device in [d for d in self.served if d not in found]:
                 log.info("%s was unplugged", device)
-                await self.let_go(self.served.pop(device))
+                await self.boards.gone(self.served.pop(device))
             for device in [d for d in self.declined if d not in found]:
                 del self.declined[device]   # asked afresh when it is plugged in again
             for device, kind in sorted(found.items(), key=lambda item: port_order(item[0])):
-                if device not in self.served and not self.taken(device) and self._due(device):
+                if device not in self.served and self._due(device) \
+                        and not self.boards.taken(device):
                     await self._try(loop, device, kind)
             await asyncio.sleep(self.interval)
 
@@ -133,7 +132,7 @@ class Discovery:
             return
         self.declined.pop(device, None)
         log.info("--port auto: %s (%s) serves MCP", device, kind)
-        self.served[device] = self.serve(device, port)
+        self.served[device] = self.boards.found(device, port)
 
 
 def list_ports_text():

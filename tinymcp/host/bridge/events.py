@@ -15,7 +15,7 @@ from tinymcp import schema
 from tinymcp.events import Events
 from tinymcp.eventtools import MAX_WAIT_S, STEP_MS, after, result, since
 
-from tinymcp.host.bridge.catalog import labelled_uri, slug
+from tinymcp.host.bridge.routes import labelled_uri, slug
 from tinymcp.host.bridge.methods import LIST_CHANGED
 
 TOOL = "wait_for_event"

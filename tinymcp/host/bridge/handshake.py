@@ -6,7 +6,6 @@ import logging
 from tinymcp.context import CLIENT_NEEDS as NEEDS, missing
 from tinymcp.protocol import INVALID_PARAMS, INVALID_REQUEST, LEVELS, METHOD_NOT_FOUND, VERSIONS
 
-from tinymcp.host.bridge.fit import TASKS_SINCE, fit_initialize, fit_result
 from tinymcp.host.bridge.host import capabilities, err, log_failure
 from tinymcp.host.bridge.methods import NEEDS_INITIALIZE
 
@@ -154,3 +153,60 @@ class HandshakeEra:
         if not init:
             log.warning("answering initialize for %s before the board answered", session.label)
         return {"result": fit_initialize(result, session.version)}
+
+
+# -- the board's answers (protocol 2025-11-25) fitted to a host that negotiated an older version:
+#    fields a version does not define are left out rather than sent to a client that may reject
+#    them -------------------------------------------------------------------------------------
+
+RESULT_LISTS = ("tools", "resources", "resourceTemplates", "prompts")
+SINCE_2025_06_18 = ("title", "outputSchema", "icons")
+
+
+TASKS_SINCE = "2025-11-25"
+
+
+def fit_result(method, result, version):
+    if version >= TASKS_SINCE or type(result) is not dict:
+        return result
+    if version >= "2025-06-18":   # only tasks are newer: no tool says how it runs as one
+        if method == "tools/list" and type(result.get("tools")) is list:
+            result = dict(result, tools=[_untasked(t) for t in result["tools"]])
+        return result
+    result = dict(result)
+    if method == "tools/call":
+        result.pop("structuredContent", None)  # its text mirror stays in "content"
+    for key in RESULT_LISTS:
+        if type(result.get(key)) is list:
+            result[key] = [_fit_entry(entry, version) for entry in result[key]]
+    return result
+
+
+def _untasked(entry):
+    return {k: v for k, v in entry.items() if k != "execution"} if type(entry) is dict else entry
+
+
+def _fit_entry(entry, version):
+    if type(entry) is not dict:
+        return entry
+    entry = {k: v for k, v in entry.items() if k not in SINCE_2025_06_18 and k != "execution"}
+    if version < "2025-03-26":
+        entry.pop("annotations", None)
+    return entry
+
+
+def fit_initialize(result, version):
+    if version >= TASKS_SINCE:
+        return result
+    result = dict(result)
+    result["capabilities"] = {k: v for k, v in (result.get("capabilities") or {}).items()
+                              if k != "tasks"}
+    if version >= "2025-06-18":
+        return result
+    info = result.get("serverInfo")
+    if type(info) is dict:
+        result["serverInfo"] = {k: v for k, v in info.items() if k in ("name", "version")}
+    if version < "2025-03-26":
+        result["capabilities"] = {k: v for k, v in (result.get("capabilities") or {}).items()
+                                  if k != "completions"}
+    return result

@@ -4,7 +4,8 @@ import itertools
 import logging
 import time
 
-from tinymcp.protocol import INTERNAL_ERROR, INVALID_REQUEST, LEVELS
+from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, LEVELS,
+                              VERSION_META)
 
 BATCHES = "2025-03-26"   # the one revision with JSON-RPC batches
 # Board log lines a host is sent at most: LOG_BURST at once, LOG_RATE a second after that; the
@@ -42,6 +43,14 @@ def invalid(rid, why=None):
         "code": INVALID_REQUEST, "message": "Invalid Request" + (": " + why if why else "")}}
 
 
+def is_stateless(method, params):
+    # Does this request open (or belong to) the 2026-07-28 revision?
+    if method in ("server/discover", "subscriptions/listen"):
+        return True
+    meta = params.get("_meta") if type(params) is dict else None
+    return type(meta) is dict and VERSION_META in meta
+
+
 class HostBatch:
     # The answers to one JSON-RPC batch, gathered: deliver(list) once the last one is in.
     __slots__ = ("answers", "waiting", "deliver", "closed")
@@ -73,9 +82,10 @@ class HostBatch:
 class HostSession:
     # One MCP client. send(msg, related=None) delivers a message to it; related is the id of
     # the client's request a message belongs to (Streamable HTTP routes it to that stream).
-    # hosts (a seams.SessionEvents): serve(session, id, method, params) -> the reply to a
-    # request; notified(session, method, params) for a notification; closed(session) once it
-    # has ended.
+    # hosts (a seams.SessionEvents): its eras (hosts.handshake, hosts.stateless: each a
+    # seams.Era, serve(session, id, method, params) -> the reply to a request, in the revision
+    # the request belongs to); notified(session, method, params) for a notification;
+    # closed(session) once it has ended.
 
     def __init__(self, send, label, hosts, unanswered=None):
         self.send = send
@@ -163,9 +173,19 @@ class HostSession:
         task = asyncio.get_running_loop().create_task(self._serve(rid, method, params))
         self.tasks[rid] = task
 
+    def _era(self, method, params):
+        # The revision a request is served in: the session's, or what its first one carries.
+        if self.era == "stateless" or (self.era is None and self.initializing is None
+                                       and is_stateless(method, params)):
+            return self.hosts.stateless
+        return self.hosts.handshake
+
     async def _serve(self, rid, method, params):
         try:
-            reply = await self.hosts.serve(self, rid, method, params)
+            if params is not None and type(params) is not dict:
+                reply = err(INVALID_PARAMS, 'Invalid params: "params" must be an object')
+            else:
+                reply = await self._era(method, params).serve(self, rid, method, params)
         except asyncio.CancelledError:
             self.unanswered(rid)   # the host cancelled it: no response goes out
             reply = None

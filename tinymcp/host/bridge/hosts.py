@@ -3,11 +3,11 @@
 import itertools
 import logging
 
-from tinymcp.protocol import INVALID_PARAMS, LEVELS
+from tinymcp.protocol import LEVELS
 
 from tinymcp.host.bridge.handshake import HandshakeEra
-from tinymcp.host.bridge.host import HostSession, err
-from tinymcp.host.bridge.stateless import StatelessEra, is_stateless
+from tinymcp.host.bridge.host import HostSession
+from tinymcp.host.bridge.stateless import StatelessEra
 from tinymcp.host.bridge.subscriptions import Subscriptions
 
 log = logging.getLogger("tinymcp.bridge.hosts")
@@ -15,9 +15,10 @@ log = logging.getLogger("tinymcp.bridge.hosts")
 
 class Hosts:
     # make_router(hosts) -> the router, which tells these hosts (a seams.HostEvents) what the
-    # boards say that belongs to no single host call. Each host session tells them (a
-    # seams.SessionEvents) its requests, its notifications and its end; the fronts open
-    # sessions here (a seams.HostFront). timeout: how long a board has to answer.
+    # boards say that belongs to no single host call. Each host session (a seams.SessionEvents)
+    # serves its requests in one of the two eras held here, and tells its notifications and
+    # its end; the fronts open sessions here (a seams.HostFront). timeout: how long a board has
+    # to answer.
 
     def __init__(self, make_router, timeout):
         self.timeout = timeout
@@ -34,14 +35,6 @@ class Hosts:
         self.sessions.append(session)
         log.info("host session %s opened", label)
         return session
-
-    async def serve(self, session, rid, method, params):
-        if params is not None and type(params) is not dict:
-            return err(INVALID_PARAMS, 'Invalid params: "params" must be an object')
-        if session.era == "stateless" or (session.era is None and session.initializing is None
-                                          and is_stateless(method, params)):
-            return await self.stateless.serve(session, rid, method, params)
-        return await self.handshake.serve(session, rid, method, params)
 
     def notified(self, session, method, params):
         if method == "notifications/initialized":

@@ -23,9 +23,9 @@ from starlette.routing import Route
 from tinymcp.protocol import HEADER_MISMATCH, STATELESS, UNSUPPORTED_VERSION, VERSIONS
 
 from tinymcp.host.bridge.auth import ACT, READ
-from tinymcp.host.bridge.guard import CLIENT, MESSAGE, Connection, Guard, connection_cap, \
-    quiet_accept_errors, reject
-from tinymcp.host.bridge.stateless import is_stateless
+from tinymcp.host.bridge.guard import (CLIENT, MESSAGE, Connection, Guard, connection_cap,
+                                       quiet_accept_errors, reject)
+from tinymcp.host.bridge.host import is_stateless
 
 log = logging.getLogger("tinymcp.bridge.http")
 
@@ -195,8 +195,8 @@ class HttpFront:
             if name is None or "id" not in item or name in READ_METHODS:
                 continue
             params = item.get("params")
-            if name == "tools/call" and type(params) is dict and \
-                    self.hosts.router.read_only(params):
+            if (name == "tools/call" and type(params) is dict
+                    and self.hosts.router.read_only(params)):
                 continue
             return ACT
         return READ
@@ -263,8 +263,8 @@ class HttpFront:
     def _note_lease(self, sid, msg):
         # A tools/call with lease_s: the session holds an output until then (tinymcp/leases.py
         # keeps the lease on the board; this is what the bridge knows of it, to spare it).
-        params = msg.get("params") if type(msg) is dict and msg.get("method") == "tools/call" \
-            else None
+        params = (msg.get("params") if type(msg) is dict and msg.get("method") == "tools/call"
+                  else None)
         args = params.get("arguments") if type(params) is dict else None
         lease = args.get("lease_s") if type(args) is dict else None
         if type(lease) in (int, float) and 0 < lease < 1e6:

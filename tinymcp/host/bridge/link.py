@@ -16,8 +16,7 @@ import serial
 
 from tinymcp import cborlink, protocol
 
-from tinymcp.host.bridge.lines import TOO_LONG, LineSplitter
-from tinymcp.host.bridge.wire import reason
+from tinymcp.host.bridge.wire import TOO_LONG, LineSplitter, reason
 
 log = logging.getLogger("tinymcp.bridge.link")
 

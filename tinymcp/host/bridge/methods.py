@@ -21,7 +21,7 @@ Method = collections.namedtuple("Method", (
     "retry",    # sent again after a board reset: it only reads (tools/call: per tool)
     "route",    # TO_OWNER, TO_ALL, TO_TASK or BRIDGE
     "asks",     # the param naming what runs, when the board may ask the client meanwhile
-    "lists",    # the list kind it answers (catalog.KINDS), or None
+    "lists",    # the list kind it answers (routes.KINDS), or None
     "task"))    # may run as a task (params.task)
 
 

@@ -29,7 +29,7 @@ import uuid
 from urllib.parse import urlsplit
 
 from tinymcp.host.bridge.board import CLIENT_CAPABILITIES, PROTOCOL
-from tinymcp.host.bridge.catalog import LABEL
+from tinymcp.host.bridge.routes import LABEL
 from tinymcp.host.bridge.host import log_failure
 from tinymcp.host.bridge.link import MAX_LINE, PortError
 
@@ -266,11 +266,11 @@ def _mark_unverified(msg, shown):
 
 class Broker:
     # One --mqtt URL: the connection (paho's thread), the boards its presences announce.
-    # serve(server_id, server_name, make_link) -> a handle for a board found; let_go(handle)
-    # (async) when its presence is cleared or the broker is lost; on_state(up) after changes.
+    # Tells present (a seams.PresentBoards) of each board found (found((server-id, server-name),
+    # make_link) -> its handle) and gone (gone(handle): its presence cleared, the broker lost).
     # insecure (--mqtt-insecure): serve it even anonymous or without ACLs, tools marked so.
 
-    def __init__(self, url, filters, serve, let_go, insecure=False):
+    def __init__(self, url, filters, present, insecure=False):
         import paho.mqtt.client as mqtt
         from paho.mqtt.packettypes import PacketTypes
         from paho.mqtt.properties import Properties
@@ -279,8 +279,7 @@ class Broker:
         self.host, self.port, self.tls = parse_url(url)
         self.shown = "%s://%s:%d" % ("mqtts" if self.tls else "mqtt", self.host, self.port)
         self.filters = filters        # server-name filters of the presence subscription
-        self.serve = serve
-        self.let_go = let_go
+        self.present = present
         self.insecure = insecure
         self.unverified = False       # served although it enforces no ACL (--mqtt-insecure)
         self.client_id = "tinymcp-bridge-" + uuid.uuid4().hex[:12]
@@ -649,14 +648,14 @@ class Broker:
         def make_link(events):
             made.append(BrokerLink(self, key[0], key[1], events=events, welcome=msg["result"]))
             return made[0]
-        handle = self.serve(key, make_link)
+        handle = self.present.found(key, make_link)
         self.boards[key] = (made[0], handle)
 
     def _withdraw(self, key):
         # The board is served no more from now on (a presence that comes next is a new one);
         # -> the task letting it go.
         link, handle = self.boards.pop(key)
-        task = asyncio.get_running_loop().create_task(self.let_go(handle))
+        task = asyncio.get_running_loop().create_task(self.present.gone(handle))
         task.add_done_callback(log_failure)
         return task
 
@@ -679,15 +678,21 @@ class Asked:
         self.said = False   # its refusal is in the log
 
 
-def serve_brokers(urls, filters, router, make_session, insecure=False):
-    # -> a Broker for each --mqtt URL; each board one finds is added to router under its label,
-    # the same label each time it comes back. A label another board holds is never taken: the
-    # newcomer gets a label of its own, said in the log.
-    labels = {}      # (server-id, server-name) -> label, across the URLs
-    leaving = set()  # boards being let go: their labels are free again
+class BrokerBoards:
+    # The brokers' listener (a seams.PresentBoards, told by each Broker): each board found is
+    # added to router under its label, the same label each time it comes back. A label another
+    # board holds is never taken: the newcomer gets a label of its own, said in the log.
+    # make_session(connect) -> make_session(events) for the router.
 
-    def serve(key, make_link):
-        here = {b.label for b in router.boards if b not in leaving}
+    def __init__(self, router, make_session):
+        self.router = router
+        self.make_session = make_session
+        self.labels = {}       # (server-id, server-name) -> label, across the URLs
+        self.leaving = set()   # boards being let go: their labels are free again
+
+    def found(self, key, make_link):
+        here = {b.label for b in self.router.boards if b not in self.leaving}
+        labels = self.labels
         if len(labels) >= 4 * MAX_BOARDS:   # presences of ever new ids: forget those gone
             for gone in [k for k, label in labels.items() if label not in here]:
                 del labels[gone]
@@ -699,12 +704,17 @@ def serve_brokers(urls, filters, router, make_session, insecure=False):
                 log.warning("board %s/%s: the label %s is another board's; served as %s",
                             key[0], key[1], natural, label)
             labels[key] = label
-        return router.add(label, make_session(make_link))
+        return self.router.add(label, self.make_session(make_link))
 
-    async def let_go(board):
-        leaving.add(board)
+    async def gone(self, board):
+        self.leaving.add(board)
         try:
-            await router.remove(board)
+            await self.router.remove(board)
         finally:
-            leaving.discard(board)
-    return [Broker(url, filters or ["#"], serve, let_go, insecure) for url in urls]
+            self.leaving.discard(board)
+
+
+def serve_brokers(urls, filters, router, make_session, insecure=False):
+    # -> a Broker for each --mqtt URL, their boards served by router (BrokerBoards).
+    present = BrokerBoards(router, make_session)
+    return [Broker(url, filters or ["#"], present, insecure) for url in urls]

@@ -5,7 +5,7 @@ import collections
 import os
 
 from tinymcp.host.args import Parser
-from tinymcp.host.bridge.catalog import LABEL, slug
+from tinymcp.host.bridge.routes import LABEL, slug
 from tinymcp.host.bridge.hostconfigs import HOSTS
 
 TOKEN_ENV = "TINYMCP_BRIDGE_TOKEN"

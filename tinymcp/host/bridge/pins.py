@@ -12,14 +12,14 @@ import re
 import sys
 import tempfile
 
-from tinymcp.host.bridge.catalog import KINDS
+from tinymcp.host.bridge.routes import KINDS
 
 log = logging.getLogger("tinymcp.bridge.pins")
 
 PINS_ENV = "TINYMCP_PINS"    # the pins file, when neither --pins nor the default is wanted
 FILE_NAME = "pins.json"
 FORMAT = 1
-INSTRUCTIONS = "instructions"   # pinned beside the kinds of catalog.KINDS
+INSTRUCTIONS = "instructions"   # pinned beside the kinds of routes.KINDS
 # What a resource says of its contents, not of what it is: it may change unseen.
 VOLATILE = {"resources": ("size",)}
 DIFF_CHARS = 400             # of a changed text in the log line

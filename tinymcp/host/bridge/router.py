@@ -1,20 +1,16 @@
-# The router: one entry per board behind the bridge. It takes each host request to its board (by
-# the label in a tool's name or a resource's URI when there are several), answers the lists from
-# what each board offers, maps progress tokens, keeps each board's subscriptions and logging level
-# across its resets, and hands what a board says during a host's call to that call only.
+# The router: one entry per board behind the bridge, from its arrival to its end (added, ready,
+# lost, removed). It forwards each host request to the board routes.py names, maps progress
+# tokens, keeps each board's subscriptions and logging level across its resets, and hands what a
+# board says during a host's call to that call only.
 import asyncio
 import itertools
 import logging
 
 from tinymcp.context import CLIENT_NEEDS as NEEDS
-from tinymcp.protocol import (INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND, OWNER_ENDED, OWNER_META,
-                              RESOURCE_NOT_FOUND)
-from tinymcp.templates import TemplateRefused, match as template_match, \
-    parse as template_parse
+from tinymcp.protocol import INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND, OWNER_ENDED, OWNER_META
 
-from tinymcp.host.bridge import compact as compact_surface
-from tinymcp.host.bridge.catalog import (KINDS, OFFERS, Catalog, labelled_uri, outward, slug,
-                                         split_name, split_uri)
+from tinymcp.host.bridge.routes import (KINDS, OFFERS, Catalog, Routes, slug,
+                                        surface_instructions)
 from tinymcp.host.bridge.events import TOOL as WAIT_TOOL, BridgeEvents
 from tinymcp.host.bridge.host import err, log_failure
 from tinymcp.host.bridge.methods import HANDSHAKE_TASKS, LIST_CHANGED, LISTS, RETRIED
@@ -91,16 +87,17 @@ class RoutedBoard:
 
 class Router:
     # several: tools are LABEL_TOOL and resources LABEL+URI (two or more boards, or --port auto);
-    # compact (with several): a tool the boards share is one, with a "board" argument (compact.py).
-    # hosts (a seams.HostEvents) is told on_list_changed(method), on_updated(uri, params) and
-    # on_log(msg): what no single host call owns.
+    # compact (with several): a tool the boards share is one, with a "board" argument: the
+    # names are routes.py's (self.routes). hosts (a seams.HostEvents) is told
+    # on_list_changed(method), on_updated(uri, params) and on_log(msg): what no single host
+    # call owns.
 
     def __init__(self, several, hosts, compact=False, pins=None):
         self.several = several
         self.pins = pins          # pins.PinBook: what each board declared, as the user accepted it
-        self.compact = several and compact
         self.hosts = hosts
         self.boards = []
+        self.routes = Routes(self.boards, several, compact)
         self.tokens = {}          # bridge progress token -> (board, host call, host's token)
         self.levels = {}          # host -> the level it asked for (an index in LEVELS)
         self.level = None         # the level the boards are set to (None: never asked)
@@ -111,8 +108,6 @@ class Router:
         self.events = BridgeEvents(several)   # what every board noticed: wait_for_event
         self.task_owners = {}     # task id -> [board, host session, bridge progress token]
         self.owners = set()       # hosts named as the owner of a tools/call (their leases)
-        self.labels_seen = set()  # every label a board had in this run (names that read as
-                                  # LABEL_TOOL or LABEL+URI of one are its, never another's)
         self._tokens = itertools.count(1)
 
     # -- the boards -------------------------------------------------------------------------
@@ -123,9 +118,7 @@ class Router:
         # (its sim path, its port), else the link's.
         board = RoutedBoard(label, self)
         board.origin, board.pin_label = origin, pin_label
-        if label is not None:
-            self.labels_seen.add(label)
-            self._refuse_foreign()
+        self.routes.seen(label)
         board.session = make_session(board)
         self.boards.append(board)
         board.run(board.session.run())
@@ -155,9 +148,6 @@ class Router:
     def listing(self):
         # Every board (the dashboard's list): each has .label and .session.
         return list(self.boards)
-
-    def _labelled(self, label):
-        return next((b for b in self.boards if b.label == label and label is not None), None)
 
     def _name_for(self, board, identity):
         # A label for a board that was given none: the one its identity had before, else one
@@ -210,11 +200,11 @@ class Router:
         instructions = (
             "This bridge serves several boards. A %s name starts with its board's label and an "
             "underscore (%s), a resource's URI with the label and a plus (LABEL+URI). The "
-            "boards:\n" % (("prompt's", "LABEL_PROMPT") if self.compact else
+            "boards:\n" % (("prompt's", "LABEL_PROMPT") if self.routes.compact else
                            ("tool's or prompt's", "LABEL_TOOL"))
             + "\n".join(lines or ["- none connected now"]))
-        if self.compact:
-            instructions += "\n" + "\n".join(compact_surface.instructions(self._surface()))
+        if self.routes.compact:
+            instructions += "\n" + "\n".join(surface_instructions(self.routes.surface()))
         return {"protocolVersion": "2025-11-25", "capabilities": caps,
                 "serverInfo": self.server_info(), "instructions": instructions}
 
@@ -246,205 +236,24 @@ class Router:
             return await self.events.call(params, call)   # the bridge's own, across the boards
         if method in HANDSHAKE_TASKS:   # to the board that owns the task
             return await self._task_request(method, params, call)
-        if not self.several:
-            board = self.boards[0]
-            refused = self._withheld(board, method, params)
-            if refused is not None:
-                return refused
-            reply = await self._forward(board, method, params, call)
-            if method in LISTS and board.pinned is not None:
-                reply = self._screened(board, LISTS[method], reply)
-            return self.events.listed(method, params, reply)
-        if method in LISTS:
+        if self.several and method in LISTS:
             if not any(b.listed for b in self.boards):   # a 2026-07-28 host has no initialize
                 await self._settle(LIST_WAIT)           # to wait in: its first list waits
-            return self.events.listed(method, params, self._list(LISTS[method], params))
-        board, params = self._target(method, params)
+            return self.events.listed(method, params,
+                                      self.routes.list_of(LISTS[method], params))
+        board, forward = self.routes.target(method, params)
         if board is None:
-            return params   # the error
-        refused = self._withheld(board, method, params)
-        if refused is not None:
-            return refused
-        reply = await self._forward(board, method, params, call)
-        if "result" in reply:
-            reply = {"result": outward(board.label, method, reply["result"])}
-        return reply
-
-    def _list(self, kind, params):
-        # With several boards a list is answered from what the boards offered: at once, in one
-        # page, whatever any board is doing.
-        if params.get("cursor") is not None:
-            return err(INVALID_PARAMS, "Invalid params: this list has one page; no cursor")
-        if kind == "tools" and self.compact:
-            return {"result": {"tools": [e.tool for e in self._surface().values()]}}
-        items = []
-        for board in self.boards:
-            if board.listed:
-                items += board.catalog.listing(kind, board.label)
-        return {"result": {KINDS[kind][1]: items}}
-
-    def _surface(self):
-        return compact_surface.surface([(b.label, b.catalog) for b in self.boards if b.listed])
-
-    def _compact_target(self, params):
-        # A call by its compact name -> (the board, params in its names) or (None, the reply);
-        # None when the name is not one (LABEL_TOOL still reaches a board's tool).
-        name = params.get("name")
-        entries = self._surface()
-        entry = entries.get(name)
-        label = split_name(name)[0] if type(name) is str else None
-        if entry is not None and label in self.labels_seen and set(entry.targets) != {label}:
-            entry = None   # LABEL_TOOL is the board LABEL's tool, whatever another board lists
-        if entry is None:
-            if type(name) is not str or label in self.labels_seen:
-                return None
-            for board in self.boards:
-                why = board.pinned.withheld("tools", name) if board.pinned is not None else None
-                if why is not None and board.listed:
-                    return None, {"result": {"content": [{"type": "text", "text": why}],
-                                             "isError": True}}
-            return None, err(INVALID_PARAMS, "Unknown tool: %s (the tools: %s)"
-                             % (name, ", ".join(entries) or "none while no board is ready"))
-        arguments = params.get("arguments")
-        label, own, arguments = entry.route(arguments if type(arguments) is dict else {})
-        if label is None:
-            return None, {"result": {"content": [{"type": "text", "text": own}],
-                                     "isError": True}}
-        return self._labelled(label), dict(params, name=own, arguments=arguments)
-
-    def _target(self, method, params):
-        # -> (the board, params in its own names), or (None, an error reply).
-        if method == "tools/call" and self.compact:
-            found = self._compact_target(params)
-            if found is not None:
-                return found
-        if method in ("tools/call", "prompts/get"):
-            return self._by_name("tools" if method == "tools/call" else "prompts", params,
-                                 params.get("name"), lambda own: dict(params, name=own))
-        if method in ("resources/read", "resources/subscribe", "resources/unsubscribe"):
-            return self._by_uri(params.get("uri"), lambda own: dict(params, uri=own))
-        if method == "completion/complete":
-            ref = params.get("ref")
-            kind = ref.get("type") if type(ref) is dict else None
-            if kind == "ref/prompt":
-                return self._by_name("prompts", params, ref.get("name"),
-                                     lambda own: dict(params, ref=dict(ref, name=own)))
-            if kind == "ref/resource":
-                return self._by_uri(ref.get("uri"),
-                                    lambda own: dict(params, ref=dict(ref, uri=own)))
-            return None, err(INVALID_PARAMS, "Invalid params: ref must be a ref/prompt or a "
-                             "ref/resource")
-        return None, err(METHOD_NOT_FOUND, "Method not found: " + method)
+            return forward   # refused: the reply
+        reply = self.routes.outward_reply(board, method,
+                                          await self._forward(board, method, forward, call))
+        return self.events.listed(method, params, reply) if method in LISTS else reply
 
     def read_only(self, params):
         # Whether a tools/call reaches a tool its board marks readOnlyHint (the HTTP front's
         # OAuth scopes, http.py); an unknown tool is not.
         if params.get("name") == WAIT_TOOL:
             return True   # the bridge's own: it waits for what the boards noticed
-        if not self.several:
-            board, forward = (self.boards[0] if self.boards else None), params
-        else:
-            board, forward = self._target("tools/call", params)
-        return board is not None and board.catalog.read_only.get(forward.get("name")) is True
-
-    def _by_name(self, kind, params, name, rename):
-        what = "tool" if kind == "tools" else "prompt"
-        if type(name) is not str:
-            return None, err(INVALID_PARAMS, "Invalid params: the %s's name must be a string"
-                             % what)
-        for board in self.boards:
-            own = board.catalog.names[kind].get(name)
-            if own is not None:
-                return board, rename(own)
-        label, own = split_name(name)
-        board = self._labelled(label)
-        if board is None:
-            return None, err(INVALID_PARAMS, "Unknown %s: %s (a %s's name starts with its "
-                             "board's label: %s)" % (what, name, what, self._labels()))
-        return board, rename(own)
-
-    def _by_uri(self, uri, rename):
-        if type(uri) is not str:
-            return None, err(INVALID_PARAMS, "Invalid params: uri must be a string")
-        label, own = split_uri(uri)
-        board = self._labelled(label)
-        if board is None:
-            return None, err(RESOURCE_NOT_FOUND, "Resource not found: %s (a resource's URI "
-                             "starts with its board's label and a plus: %s)"
-                             % (uri, self._labels()))
-        return board, rename(own)
-
-    # -- what hosts may not use: entries withheld by the pins, or reading as another board's --
-
-    def _withheld(self, board, method, params):
-        # -> the reply to a host's use of an entry it may not use now, else None. params: in
-        # the board's own names. Nothing of such a request reaches the board.
-        kind, name = _entry(method, params)
-        if kind is None or type(name) is not str:
-            return None
-        why = board.catalog.hidden[kind].get(name)
-        if why is None and board.pinned is not None:
-            why = board.pinned.withheld(kind, name)
-        if why is None and kind == "resources":
-            why = self._from_template(board, name)
-        if why is None:
-            return None
-        if method == "tools/call":
-            return {"result": {"content": [{"type": "text", "text": why}], "isError": True}}
-        return err(RESOURCE_NOT_FOUND if kind == "resources" else INVALID_PARAMS, why)
-
-    def _from_template(self, board, uri):
-        # A resource no visible entry offers, read through a template hosts may not use -> why.
-        catalog = board.catalog
-        if any(r["uri"] == uri for r in catalog.visible("resources")) or any(
-                _matches(t["uriTemplate"], uri) for t in catalog.visible("templates")):
-            return None
-        barred = dict(catalog.hidden["templates"])
-        if board.pinned is not None:
-            for template in {name for kind, name in board.pinned.pending if kind == "templates"}:
-                barred.setdefault(template, board.pinned.withheld("templates", template))
-        for template, why in barred.items():
-            if why is not None and _matches(template, uri):
-                return why
-        return None
-
-    def _screened(self, board, kind, reply):
-        # A page of a lone board's list, less what its pins withhold.
-        result = reply.get("result")
-        key = KINDS[kind][1]
-        if type(result) is not dict or type(result.get(key)) is not list:
-            return reply
-        return {"result": dict(result, **{key: [item for item in result[key]
-                                               if board.pinned.accepts(kind, item)]})}
-
-    def _refuse_foreign(self, boards=None):
-        # With several boards, a board's own tool or prompt name that reads as another board's
-        # LABEL_NAME, or its URI as LABEL+URI, is hidden from hosts and never reached: those
-        # names are the other board's (issue 26). boards: those whose lists changed (None: all,
-        # when a label is new).
-        if not self.several:
-            return
-        for board in self.boards if boards is None else boards:
-            for kind, (_method, _key, field) in KINDS.items():
-                sep = "+" if kind in ("resources", "templates") else "_"
-                hidden = {}
-                for item in board.catalog.items[kind] or ():
-                    own = item.get(field)
-                    label, mark, rest = own.partition(sep) if type(own) is str else ("", "", "")
-                    label = label.lower()
-                    if mark and rest and label != board.label and label in self.labels_seen:
-                        hidden[own] = ("The bridge refuses %s %s of board %s: it reads as board "
-                                       "%s's, and %s%s... names are board %s's only."
-                                       % (kind[:-1], own, board.name, label, label, sep, label))
-                for own in set(hidden) - set(board.catalog.hidden[kind]):
-                    log.warning("board %s lists %s %r, which reads as board %s's: refused "
-                                "(not listed, never reached)", board.name, kind[:-1], own,
-                                own.partition(sep)[0])
-                board.catalog.hidden[kind] = hidden
-
-    def _labels(self):
-        return ", ".join("%s+..., %s_..." % (b.label, b.label) for b in self.boards
-                         if b.label) or "no board is connected"
+        return self.routes.read_only(params)
 
     async def _forward(self, board, method, params, call):
         forward, token = self._map_progress(params, board, call)
@@ -467,12 +276,6 @@ class Router:
         finally:
             if token is not None:
                 self.tokens.pop(token, None)
-
-    def task_support(self, name):
-        # The execution.taskSupport of the tool hosts call `name`, or None.
-        board, params = (self.boards[0], {"name": name}) if not self.several else \
-            self._by_name("tools", {"name": name}, name, lambda own: {"name": own})
-        return board.catalog.task_support.get(params.get("name")) if board else None
 
     async def _task_request(self, method, params, call):
         # tasks/* of a host: to the board that owns the task, and only for the host whose call
@@ -561,34 +364,20 @@ class Router:
 
     # -- subscriptions and the logging level (the bridge's own requests) -------------------
 
-    def _resource(self, uri):
-        if not self.several:
-            return self.boards[0], uri
-        board, params = self._by_uri(uri, lambda own: own)
-        return board, params
-
     async def subscribe(self, uri):
         # The first host interested in a resource -> the board's reply.
-        board, own = self._resource(uri)
+        board, params = self.routes.target("resources/subscribe", {"uri": uri})
         if board is None:
-            return own   # the error
-        refused = self._withheld(board, "resources/subscribe", {"uri": own})
-        if refused is not None:
-            return refused
-        reply = await board.session.call("resources/subscribe", {"uri": own}, retry=True)
+            return params   # refused: the reply
+        reply = await board.session.call("resources/subscribe", params, retry=True)
         if "result" in reply:
-            self.subs.setdefault(board.label, set()).add(own)
+            self.subs.setdefault(board.label, set()).add(params["uri"])
         return reply
 
     def unsubscribe(self, uri):
         # The last host interested in a resource has gone: not subscribed again when its board
         # comes back, whether or not the board is here now.
-        if self.several:
-            label, own = split_uri(uri)
-            board = self._labelled(label)
-        else:
-            board, own = self.boards[0], uri
-            label = board.label
+        label, board, own = self.routes.resource(uri)
         subs = self.subs.get(label)
         if subs is None or own not in subs:
             return
@@ -611,8 +400,8 @@ class Router:
     def _push_level(self):
         # Never above warning: the boards' alert lines feed wait_for_event (events.py); each
         # host still gets only the levels it asked for.
-        level = LEVELS[min(min(self.levels.values()), LEVELS.index("warning"))] if self.levels \
-            else "info"   # what a host that never asked gets
+        level = (LEVELS[min(min(self.levels.values()), LEVELS.index("warning"))] if self.levels
+                 else "info")   # what a host that never asked gets
         if level == self.level:
             return
         self.level = level   # a board that is not ready gets it when it is
@@ -632,9 +421,7 @@ class Router:
                 board.listed = False
                 self._changed_all()
             board.label, board.identity = self._name_for(board, identity), identity
-        if board.label is not None and board.label not in self.labels_seen:
-            self.labels_seen.add(board.label)
-            self._refuse_foreign()
+        self.routes.seen(board.label)
         self._pin(board, identity)
         if self.level is not None:
             await session.call("logging/setLevel", {"level": self.level}, internal=True)
@@ -691,7 +478,7 @@ class Router:
                 items = board.pinned.review(kind, items)
             if items is not None and board.catalog.learn(kind, items, board.label):
                 changed.add(kind)
-        self._refuse_foreign([board])
+        self.routes.refuse_foreign([board])
         return changed
 
     def _pin(self, board, identity):
@@ -732,8 +519,7 @@ class Router:
         elif method == "notifications/resources/updated":
             uri = params.get("uri")
             if type(uri) is str:
-                if self.several:
-                    uri = labelled_uri(board.label, uri)
+                uri = self.routes.outward_uri(board, uri)
                 self.hosts.on_updated(uri, dict(params, uri=uri))
         elif method == "notifications/cancelled":
             rid = params.get("requestId")
@@ -759,10 +545,7 @@ class Router:
         # A log line of the board goes to the host call the board is running (at the level that
         # host asked for), never to others; while it runs no host's call, to every host that
         # wants that level. With several boards the logger names the board.
-        if self.several:
-            logger = params.get("logger")
-            msg = dict(msg, params=dict(params, logger=board.label + (
-                "/%s" % logger if type(logger) is str and logger else "")))
+        msg = self.routes.outward_log(board, msg)
         running = board.session.running()
         if running is None or running.owner is None:   # none of a host's: the bridge's own
             self.hosts.on_log(msg)
@@ -862,28 +645,3 @@ def board_says(name, text):
     if len(data) > MAX_INSTRUCTIONS:
         text = data[:MAX_INSTRUCTIONS].decode("utf-8", "ignore") + CUT
     return "Board %s says: %s" % (name, text)
-
-
-def _entry(method, params):
-    # A host's request -> (the kind, the board's own name or URI) of the entry it uses.
-    if method in ("tools/call", "prompts/get"):
-        return ("tools" if method == "tools/call" else "prompts"), params.get("name")
-    if method in ("resources/read", "resources/subscribe"):
-        return "resources", params.get("uri")
-    ref = params.get("ref") if method == "completion/complete" else None
-    if type(ref) is dict and ref.get("type") == "ref/prompt":
-        return "prompts", ref.get("name")
-    if type(ref) is dict and ref.get("type") == "ref/resource":
-        return "templates", ref.get("uri")
-    return None, None
-
-
-def _matches(template, uri):
-    # A value the template refuses (a path, a bad escape) still names this template's entry:
-    # the pins screen it as such, and the board answers the refusal (-32602) itself.
-    if type(template) is not str:
-        return False
-    try:
-        return template_match(template_parse(template), uri) is not None
-    except TemplateRefused:
-        return True

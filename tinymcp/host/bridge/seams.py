@@ -50,6 +50,23 @@ class BoardEvents(Protocol):
     def on_lost(self) -> None: ...                         # a ready session ended
 
 
+# -- boards that come and go: what finds them tells its listener (cli.PluggedBoards for
+#    discovery.Discovery, --port auto; mqtt.BrokerBoards for mqtt.Broker, a broker's presences)
+
+class PluggedPorts(Protocol):
+    # What --port auto (discovery.Discovery) tells as USB boards are plugged and unplugged.
+    def taken(self, device: str, /) -> bool: ...            # served otherwise: a --port by name
+    def found(self, device: str, port: Any, /) -> Any: ...  # it serves MCP -> its handle
+    def gone(self, handle: Any, /) -> Awaitable[None]: ...  # unplugged: served no more
+
+
+class PresentBoards(Protocol):
+    # What a broker (mqtt.Broker) tells as boards' presences come and go.
+    def found(self, key: tuple, connect: Connect, /) -> Any: ...  # (server-id, server-name),
+                                                                   # its link -> its handle
+    def gone(self, handle: Any, /) -> Awaitable[None]: ...  # offline, or the broker lost
+
+
 # -- the router (router.Router) and what it tells every host ---------------------------------
 
 class HostEvents(Protocol):
@@ -67,10 +84,19 @@ class SubscribingBoards(Protocol):
 
 # -- a host session (host.HostSession) and the side that serves it (hosts.Hosts) -------------
 
-class SessionEvents(Protocol):
-    # What a host session hands the hosts' side.
+class Era(Protocol):
+    # A protocol era hosts are served in (handshake.HandshakeEra, stateless.StatelessEra).
     def serve(self, session: Any, rid: Any, method: str, params: Optional[dict],
               /) -> Awaitable[Optional[dict]]: ...   # -> the reply to a request
+
+
+class SessionEvents(Protocol):
+    # What a host session uses of the hosts' side: the eras its requests are served in, and
+    # where its notifications and its end go.
+    @property
+    def handshake(self) -> Era: ...   # 2024-11-05 to 2025-11-25: initialize first
+    @property
+    def stateless(self) -> Era: ...   # 2026-07-28: each request carries its own envelope
     def notified(self, session: Any, method: str, params: Optional[dict], /) -> None: ...
     def closed(self, session: Any, /) -> None: ...
 

@@ -52,14 +52,6 @@ def modern_task(task):
     return out
 
 
-def is_stateless(method, params):
-    # Does this request open (or belong to) the 2026-07-28 revision?
-    if method in ("server/discover", "subscriptions/listen"):
-        return True
-    meta = params.get("_meta") if type(params) is dict else None
-    return type(meta) is dict and PROTOCOL_VERSION_META_KEY in meta
-
-
 def envelope_error(body, undecided):
     # -> an error reply when the request's _meta envelope is missing or names another version.
     verdict = classify_inbound_request(body)
@@ -170,7 +162,7 @@ class StatelessEra:
             return self.finish(method, params, await self.task(session, rid, method, params,
                                                                caps))
         if method == "tools/call" and type(params.get("name")) is str:
-            support = self.router.task_support(params["name"])
+            support = self.router.routes.task_support(params["name"])
             if support is not None and declares_tasks(caps):   # the server decides: a task
                 return self.finish(method, params, await self.create_task(session, rid, params))
             if support == "required":
@@ -204,8 +196,8 @@ class StatelessEra:
         ask = {"taskId": params.get("taskId")}
         if method == "tasks/cancel":
             reply = await self.router.request("tasks/cancel", ask, exchange)
-            terminal = (reply.get("error") or {}).get("code") == INVALID_PARAMS and \
-                "already" in reply["error"].get("message", "")
+            terminal = ((reply.get("error") or {}).get("code") == INVALID_PARAMS
+                        and "already" in reply["error"].get("message", ""))
             return {"result": {}} if "result" in reply or terminal else reply
         reply = await self.router.request("tasks/get", ask, exchange)
         if "error" in reply or method == "tasks/update":

@@ -6,8 +6,7 @@ import logging
 import sys
 import threading
 
-from tinymcp.host.bridge.lines import TOO_LONG, LineSplitter
-from tinymcp.host.bridge.wire import MAX_MESSAGE, decode, too_long
+from tinymcp.host.bridge.wire import MAX_MESSAGE, TOO_LONG, LineSplitter, decode, too_long
 
 log = logging.getLogger("tinymcp.bridge.stdio")
 
