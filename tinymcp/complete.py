@@ -1,6 +1,10 @@
 # completion/complete: values for a prompt argument or a resource-template variable.
 from tinymcp.jsonrpc import RpcError, INVALID_PARAMS
-from tinymcp.registry import COMPLETE
+from tinymcp.protocol import const
+
+# The entry slots read here: private copies (mpy-cross folds them away, no RAM) of the layout
+# tinymcp/entries.py owns; tests/test_entries.py checks each against the owner's.
+_COMPLETE = const(4)
 
 MAX_VALUES = 100
 
@@ -17,10 +21,10 @@ def complete(server, params):
     completers = None
     if kind == "ref/prompt" and server.prompts is not None:
         prompt = server.prompts.find(ref.get("name"))
-        completers = prompt[COMPLETE] if prompt else None
+        completers = prompt[_COMPLETE] if prompt else None
     elif kind == "ref/resource" and server.resources is not None:
         template = server.resources.template(ref.get("uri"))
-        completers = template[COMPLETE] if template else None
+        completers = template[_COMPLETE] if template else None
     if completers is None:
         raise RpcError(INVALID_PARAMS, "Invalid params: unknown " + str(kind) + " reference")
     completer = completers.get(arg["name"])

@@ -3,10 +3,23 @@
 # is imported for that and released after it (tinymcp.once, tinymcp/later.py).
 from tinymcp import schema
 from tinymcp.jsonrpc import dumps
-from tinymcp.registry import (ARGUMENTS, DESCRIPTION, HINTS, INPUTS, KEY, MIME, NAME, OUTPUTS,
-                              PARTS, TITLE)
+from tinymcp.protocol import const
 
-_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")  # packed in order
+# The entry slots read here: private copies (mpy-cross folds them away, no RAM) of the layout
+# tinymcp/entries.py owns; tests/test_entries.py checks each against the owner's.
+_KEY = const(0)
+_DESCRIPTION = const(2)
+_TITLE = const(3)
+_INPUTS = const(4)      # a tool's
+_OUTPUTS = const(5)
+_HINTS = const(6)
+_NAME = const(5)        # a resource's
+_MIME = const(6)
+_PARTS = const(8)
+_ARGUMENTS = const(5)   # a prompt's
+
+# The tool hints, in the order tinymcp.tools.pack_hints packs them.
+_HINT_NAMES = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 
 def page(server, key, items, start):
@@ -42,12 +55,12 @@ def head(name, title, description, era):
 
 
 def tool(entry, era):
-    title = entry[TITLE]
-    d = head(entry[KEY], title, entry[DESCRIPTION], era)
-    d["inputSchema"] = schema.obj(entry[INPUTS])
-    if entry[OUTPUTS] is not None and era >= 2:
-        d["outputSchema"] = schema.obj(entry[OUTPUTS])
-    hints = entry[HINTS]
+    title = entry[_TITLE]
+    d = head(entry[_KEY], title, entry[_DESCRIPTION], era)
+    d["inputSchema"] = schema.obj(entry[_INPUTS])
+    if entry[_OUTPUTS] is not None and era >= 2:
+        d["outputSchema"] = schema.obj(entry[_OUTPUTS])
+    hints = entry[_HINTS]
     if hints >> 8 and era == 3:  # 2025-11-25; 2026-07-28 tasks are server-directed
         d["execution"] = {"taskSupport": "required" if hints >> 8 == 2 else "optional"}
     hints &= 0xFF
@@ -55,25 +68,25 @@ def tool(entry, era):
         notes = {}
         if title:
             notes["title"] = title
-        for i in range(len(_HINTS)):
+        for i in range(len(_HINT_NAMES)):
             bits = (hints >> (2 * i)) & 3
             if bits:
-                notes[_HINTS[i]] = bits == 2
+                notes[_HINT_NAMES[i]] = bits == 2
         d["annotations"] = notes
     return d
 
 
 def resource(entry, era):
     # A static resource or a template (resources/templates/list).
-    d = head(entry[NAME], entry[TITLE], entry[DESCRIPTION], era)
-    d["uriTemplate" if entry[PARTS] else "uri"] = entry[KEY]
-    if entry[MIME]:
-        d["mimeType"] = entry[MIME]
+    d = head(entry[_NAME], entry[_TITLE], entry[_DESCRIPTION], era)
+    d["uriTemplate" if entry[_PARTS] else "uri"] = entry[_KEY]
+    if entry[_MIME]:
+        d["mimeType"] = entry[_MIME]
     return d
 
 
 def prompt(entry, era):
-    d = head(entry[KEY], entry[TITLE], entry[DESCRIPTION], era)
-    if entry[ARGUMENTS]:
-        d["arguments"] = entry[ARGUMENTS]
+    d = head(entry[_KEY], entry[_TITLE], entry[_DESCRIPTION], era)
+    if entry[_ARGUMENTS]:
+        d["arguments"] = entry[_ARGUMENTS]
     return d

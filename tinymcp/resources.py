@@ -1,7 +1,15 @@
 # Resources: exact URIs and RFC 6570 level-1 templates, matched as strings (never as paths).
 from tinymcp.jsonrpc import (BINARY, RpcError, INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND,
                              must, text)
-from tinymcp.registry import FN, KEY, MIME, PARTS, WATCH
+from tinymcp.protocol import const
+
+# The entry slots read here: private copies (mpy-cross folds them away, no RAM) of the layout
+# tinymcp/entries.py owns; tests/test_entries.py checks each against the owner's.
+_KEY = const(0)
+_FN = const(1)
+_MIME = const(6)
+_WATCH = const(7)
+_PARTS = const(8)
 
 
 class Resources:
@@ -21,7 +29,7 @@ class Resources:
     def remove(self, uri):
         for group in (self.static, self.templates):
             for res in group:
-                if res[KEY] == uri:
+                if res[_KEY] == uri:
                     group.remove(res)
                     return True
         return False
@@ -31,13 +39,13 @@ class Resources:
         # template with a value it refuses (tinymcp/templates.py) is None, or with strict a
         # ValueError saying why.
         for res in self.static:
-            if res[KEY] == uri:
+            if res[_KEY] == uri:
                 return res, {}
         if self.templates:
             from tinymcp.templates import match
             for res in self.templates:
                 try:
-                    found = match(res[PARTS], uri)
+                    found = match(res[_PARTS], uri)
                 except ValueError:
                     if strict:
                         raise
@@ -57,17 +65,17 @@ class Resources:
 
     def template(self, uri_template):
         for res in self.templates:
-            if res[KEY] == uri_template:
+            if res[_KEY] == uri_template:
                 return res
         return None
 
     def watch(self, uri):
         # The current value of uri's watch (None without one, or when it fails).
         found = self.resolve(uri)
-        if found is None or found[0][WATCH] is None:
+        if found is None or found[0][_WATCH] is None:
             return None
         try:
-            return found[0][WATCH](**found[1])
+            return found[0][_WATCH](**found[1])
         except Exception:
             return None
 
@@ -77,7 +85,7 @@ class Resources:
             raise RpcError(INVALID_PARAMS, must("uri", "a string"))
         res, variables = self.lookup(uri)
         try:
-            value = res[FN](**variables)
+            value = res[_FN](**variables)
         except RpcError:
             raise
         except Exception as e:  # a sensor fault: its advice, not "Internal error"
@@ -85,7 +93,7 @@ class Resources:
             raise RpcError(INTERNAL_ERROR, "Reading " + uri + " failed: " + why, {"uri": uri})
         if type(value) is list and value and type(value[0]) is dict and "uri" in value[0]:
             return {"contents": value}  # the resource built its own contents
-        return {"contents": [content(uri, value, res[MIME])]}
+        return {"contents": [content(uri, value, res[_MIME])]}
 
 
 def content(uri, value, mime=None):

@@ -1,6 +1,16 @@
 # Tools: one decorated function each; its declared schema drives tools/list and validation.
 from tinymcp import schema
-from tinymcp.registry import CTX, FN, HINTS, INPUTS, KEY, OUTPUTS, Registry
+from tinymcp.protocol import const
+from tinymcp.registry import Registry
+
+# The entry slots read here: private copies (mpy-cross folds them away, no RAM) of the layout
+# tinymcp/entries.py owns; tests/test_entries.py checks each against the owner's.
+_KEY = const(0)
+_FN = const(1)
+_INPUTS = const(4)
+_OUTPUTS = const(5)
+_HINTS = const(6)
+_CTX = const(7)
 
 
 def pack_hints(values):
@@ -25,26 +35,26 @@ class Tools(Registry):
 
     def call(self, server, params):
         tool = self.named(params, "tool")
-        name = tool[KEY]
-        structured = tool[OUTPUTS] is not None
+        name = tool[_KEY]
+        structured = tool[_OUTPUTS] is not None
         task = None
-        if tool[HINTS] >> 8 or (self.tasks and "task" in params):  # as a task? its revision says
-            task = server.tasks().wanted(server, params, tool[HINTS] >> 8, name)
+        if tool[_HINTS] >> 8 or (self.tasks and "task" in params):  # as a task? its revision says
+            task = server.tasks().wanted(server, params, tool[_HINTS] >> 8, name)
         args = params.get("arguments")
         if args is None:
             args = {}
         # Argument problems and tool failures are results with isError, so a model can retry.
-        declared = tool[INPUTS]
+        declared = tool[_INPUTS]
         problem = schema.arguments(declared, args) if type(args) is dict else "expected an object"
         if problem:
             value = error_result("Invalid arguments for " + name + ": " + problem)
         else:
             _complete(declared, args)
             try:
-                if tool[CTX]:
-                    value = tool[FN](ctx=server.ctx, **args)
+                if tool[_CTX]:
+                    value = tool[_FN](ctx=server.ctx, **args)
                 else:
-                    value = tool[FN](**args)
+                    value = tool[_FN](**args)
                 if type(value).__name__ != "generator":
                     value = shape(value, structured, server)
             except Exception as e:

@@ -3,7 +3,7 @@
 # loop steps) up to its bound; a cursor never repeats an event and says when some were lost.
 from tests.core.support import initialize, notifications, result
 from tinymcp import Server, events, history
-from tinymcp.registry import FN, KEY
+from tinymcp.entries import FN, KEY
 
 
 class Clock:

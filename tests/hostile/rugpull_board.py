@@ -11,7 +11,7 @@ import sys
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, REPO)
 
-from tinymcp.registry import FN, OUTPUTS  # noqa: E402
+from tinymcp.entries import FN, OUTPUTS  # noqa: E402
 from tinymcp.schema import boolean, string  # noqa: E402
 
 from tests.bridge.testboard import sim_server  # noqa: E402

@@ -376,7 +376,7 @@ def stages(server):
     try:
         from tinymcp import schema
         from tinymcp.framing import Out
-        from tinymcp.registry import FN, INPUTS
+        from tinymcp.entries import FN, INPUTS
         params = jsonrpc.loads(adc)["params"]
         tool = server.tools.find("read_adc")
         args = params["arguments"]

@@ -135,7 +135,7 @@ def _leased(server, answer):
 def _long_tools(server):
     # Does the board have a generator tool (tinymcp/tasks.py steps it, loaded at its first call)?
     import inspect
-    from tinymcp.registry import FN
+    from tinymcp.entries import FN
     tools = getattr(server, "tools", None)
     return any(inspect.isgeneratorfunction(entry[FN]) for entry in getattr(tools, "items", ()))
 
@@ -146,7 +146,7 @@ def _wants_ctx(server):
     tools = getattr(server, "tools", None)
     if tools is None:
         return False
-    from tinymcp.registry import CTX
+    from tinymcp.entries import CTX
     return any(entry[CTX] for entry in tools.items)
 
 
