@@ -14,6 +14,8 @@ BENCH = os.path.join(ROOT, "tools", "bench.py")
 WASM = os.path.join(ROOT, "tools", "bench_support", "node_modules", "@micropython",
                     "micropython-webassembly-pyscript", "package.json")
 NUMBER = re.compile(r"\d")
+# One worker for the module under pytest-xdist (./run test): one benchmark run, not one per worker.
+pytestmark = pytest.mark.xdist_group("bench")
 
 
 @pytest.fixture(scope="module")

