@@ -207,7 +207,9 @@ def inspector_command():
                     % NODE_PREFIX)
     env = clean_env(PATH=node_dir + os.pathsep + os.environ.get("PATH", ""))
     env["MCP_CATALOG_PATH"] = os.path.join(tempfile.mkdtemp(), "mcp.json")
-    return [os.path.join(node_dir, "node"), os.path.realpath(cli), "--cli"], env
+    # Its own connect deadline (15 s) is ours: a bridge starting on a loaded machine.
+    return [os.path.join(node_dir, "node"), os.path.realpath(cli), "--cli",
+            "--connect-timeout", str(DEADLINE * 1000)], env
 
 
 def unless_authorized(args, env=None):
