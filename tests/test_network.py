@@ -9,18 +9,13 @@ import time
 import pytest
 
 from tests.board_process import REPO, board_command, board_env, MICROPYTHON
+from tests.free_port import free_port
 from tinymcp.host.lineclient import LineClient
 
 RUNTIMES = ["python", "micropython"]
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                    "clientInfo": {"name": "tests", "version": "0"}}}
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(params=RUNTIMES)

@@ -18,6 +18,8 @@ from tests.deploy.conftest import make_board, tree  # noqa: F401  (make_board: a
 from tinymcp.host.deploy import main as deploy
 
 pytest.importorskip("build", reason="needs build: pip install build")
+# One worker for the module under pytest-xdist (./run test): one wheel build, one venv.
+pytestmark = pytest.mark.xdist_group("wheel")
 
 SOURCES = ("setup.py", "setup.cfg", "pyproject.toml", "README.md", "tinymcp", "ports", "boards")
 CONSTRAINTS = os.path.join(REPO, ".ci", "constraints.txt")

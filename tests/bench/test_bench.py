@@ -14,6 +14,9 @@ BENCH = os.path.join(ROOT, "tools", "bench.py")
 WASM = os.path.join(ROOT, "tools", "bench_support", "node_modules", "@micropython",
                     "micropython-webassembly-pyscript", "package.json")
 NUMBER = re.compile(r"\d")
+# Alone (./run test runs it after the parallel run): its figures, and its own 15 s deadlines
+# for a server's start, assume nothing else is running.
+pytestmark = pytest.mark.alone
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,10 @@ from tinymcp.host import lineclient
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BRIDGE = [sys.executable, "-m", "tinymcp.host.bridge"]
 TESTBOARD = os.path.join(REPO, "tests", "bridge", "testboard.py")
+# How long a bridge may take to start, reach its board and answer: a deadline for a hang, never
+# a measure. Generous, as ./run test runs two workers per core and each starts bridges, boards
+# and Node processes; 20 s was overrun on a loaded 2-core machine.
+DEADLINE = 60
 NODE_PREFIX = os.environ.get("TINYMCP_NODE_PREFIX") or os.path.join(REPO, "node_modules",
                                                                      ".tinymcp-node")
 
@@ -46,7 +50,7 @@ class Bridge:
     def stderr(self):
         return lineclient.written(self.errfile)
 
-    def wait_stderr(self, pattern, timeout=20):
+    def wait_stderr(self, pattern, timeout=DEADLINE):
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             found = re.search(pattern, self.stderr())
@@ -77,7 +81,7 @@ class LineClient(lineclient.LineClient):
     # A raw JSON-RPC client on a bridge's stdio (the shared line client). Every stdout line must
     # be a JSON-RPC message: anything else lands in .noise, which the tests check stays empty.
     def __init__(self, args, env=None, command=BRIDGE):
-        lineclient.LineClient.__init__(self, timeout=20, **lineclient.child(
+        lineclient.LineClient.__init__(self, timeout=DEADLINE, **lineclient.child(
             command + list(args), cwd=REPO, env=env or clean_env()))
         self.ids = itertools.count(0)   # id 0 first, as the Inspector sends
 
@@ -203,14 +207,9 @@ def inspector_command():
                     % NODE_PREFIX)
     env = clean_env(PATH=node_dir + os.pathsep + os.environ.get("PATH", ""))
     env["MCP_CATALOG_PATH"] = os.path.join(tempfile.mkdtemp(), "mcp.json")
-    return [os.path.join(node_dir, "node"), os.path.realpath(cli), "--cli"], env
-
-
-def free_port():
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    # Its own connect deadline (15 s) is ours: a bridge starting on a loaded machine.
+    return [os.path.join(node_dir, "node"), os.path.realpath(cli), "--cli",
+            "--connect-timeout", str(DEADLINE * 1000)], env
 
 
 def unless_authorized(args, env=None):

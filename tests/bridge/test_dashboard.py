@@ -7,7 +7,8 @@ import time
 import httpx2 as httpx
 from mcp import Client
 
-from tests.bridge.conftest import Bridge, clean_env, free_port
+from tests.bridge.conftest import Bridge, clean_env
+from tests.free_port import free_port
 from tests.needs import missing
 from tinymcp.host.bridge.dashboard import BoardRow, Dashboard, charts_dir
 

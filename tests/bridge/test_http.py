@@ -7,7 +7,8 @@ import httpx2 as httpx
 import pytest
 from mcp import Client
 
-from tests.bridge.conftest import BRIDGE, Bridge, clean_env, free_port
+from tests.bridge.conftest import BRIDGE, Bridge, clean_env
+from tests.free_port import free_port
 
 ACCEPT = "application/json, text/event-stream"
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",

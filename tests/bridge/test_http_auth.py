@@ -5,7 +5,8 @@ import subprocess
 
 import httpx2 as httpx
 
-from tests.bridge.conftest import BRIDGE, Bridge, clean_env, free_port
+from tests.bridge.conftest import BRIDGE, Bridge, clean_env
+from tests.free_port import free_port
 from tests.bridge.test_http import INIT, post
 from tests.windows_shim import as_on_windows  # noqa: F401
 

@@ -12,7 +12,8 @@ from mcp import Client, StdioServerParameters
 
 from tinymcp.host import lineclient
 from tests.board_process import MICROPYTHON, REPO, board_command, board_env
-from tests.bridge.conftest import LineClient, Updates, bridge_script, clean_env, free_port
+from tests.bridge.conftest import LineClient, Updates, bridge_script, clean_env
+from tests.free_port import free_port
 from tests.bridge.test_sdk_clients import exercise
 from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
 

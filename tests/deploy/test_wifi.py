@@ -3,12 +3,12 @@
 import json
 import os
 import shutil
-import socket
 
 import pytest
 
 from tinymcp.host.deploy import main
 from tests.deploy.fakeboard import MICROPYTHON, REPO
+from tests.free_port import free_port
 
 pytest.importorskip("mpremote", reason="tinymcp-deploy copies with mpremote: pip install mpremote")
 TOKEN = "0123456789abcdef-token"
@@ -25,12 +25,6 @@ def root(tmp_path):
                     ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(os.path.join(REPO, "tests", "deploy", "wifiboard"), root / "boards" / "wifi")
     return str(root)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def deploy(root, board, tmp_path, *extra):

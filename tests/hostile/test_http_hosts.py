@@ -10,7 +10,8 @@ import time
 import httpx2 as httpx
 import pytest
 
-from tests.bridge.conftest import BRIDGE, clean_env, free_port
+from tests.bridge.conftest import BRIDGE, clean_env
+from tests.free_port import free_port
 from tests.hostile.conftest import SLOW, HttpHost, rss_mb
 from tests.hostile.fakeboard import GOOD_INIT
 

@@ -5,6 +5,7 @@ import time
 
 import pytest
 
+from tests.bridge.conftest import DEADLINE
 from tests.hostile.conftest import SLOW
 from tests.hostile.fakeboard import ReplBoard
 from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
@@ -34,6 +35,8 @@ def test_a_board_that_stays_at_its_repl_is_not_typed_json_every_second(stdio_bri
     board = ReplBoard(main_serves=False)   # no main.py: the soft reset brings the REPL back
     try:
         host = stdio_bridge(board.device, "--timeout", str(SLOW))
+        # 8 s from the bridge's first restart (however long a loaded machine took to start it)
+        board.wait_for(lambda: b"\x04" in board.raw, DEADLINE, "the bridge's restart")
         time.sleep(8)
         assert len(json_typed(board)) <= 2, board.typed
         assert board.raw.count(b"\x04") == 1   # one restart; the next is 30 s away

@@ -16,18 +16,13 @@ import time
 import pytest
 
 from tests.board_process import MICROPYTHON, REPO, board_env
+from tests.free_port import free_port
 from tests.needs import missing
 
 MOSQUITTO = shutil.which("mosquitto") or next(
     (p for p in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto") if os.path.exists(p)), None)
 RUNTIMES = ["python", "micropython"]
 DISCONNECTED = json.dumps({"jsonrpc": "2.0", "method": "notifications/disconnected"})
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Broker:
@@ -93,6 +88,9 @@ class Broker:
                                      stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
+            # Ours answering, not another server on that port: mosquitto ends when it cannot bind.
+            if self.proc.poll() is not None:
+                break
             try:
                 socket.create_connection(("127.0.0.1", self.port), 0.2).close()
                 return

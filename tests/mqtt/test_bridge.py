@@ -16,7 +16,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.bridge.conftest import REPO, Bridge, bridge_script, clean_env
-from tests.mqtt.conftest import Broker, ListChanged, free_port
+from tests.mqtt.conftest import Broker, ListChanged
+from tests.free_port import free_port
 from tests.windows_shim import SHIM_ENV
 from tinymcp.host.bridge.routes import LABEL
 from tinymcp.host.bridge.mqtt import label_for

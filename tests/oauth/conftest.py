@@ -16,7 +16,8 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from tests.bridge.conftest import NODE_PREFIX, REPO, Bridge, clean_env, free_port
+from tests.bridge.conftest import NODE_PREFIX, REPO, Bridge, clean_env
+from tests.free_port import free_port
 from tests.needs import missing
 
 OIDC_PREFIX = os.environ.get("TINYMCP_OIDC_PREFIX") or os.path.join(REPO, "node_modules",

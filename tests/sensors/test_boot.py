@@ -7,7 +7,15 @@ from ports.micropython.idle import Idle
 from tinymcp import Server
 from tests.sensors.fakes import server
 
-FLAG = "tests_sensors_noserve.flag"
+# Files in the working directory (the board's root), one name per process: pytest-xdist
+# workers run these tests at once, beside the same file under MicroPython.
+try:
+    from os import getpid
+    OWN = "-%d" % getpid()
+except ImportError:   # MicroPython: one run per port at a time
+    import sys
+    OWN = "-" + sys.platform
+FLAG = "tests_sensors_noserve%s.flag" % OWN
 
 
 def _cleanup():
@@ -164,7 +172,7 @@ def write_settings(text):
         f.write(text)
 
 
-WIFI = "tests_sensors_network.json"
+WIFI = "tests_sensors_network%s.json" % OWN
 
 
 def assert_refused(wifi, cases):
