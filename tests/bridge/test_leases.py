@@ -60,10 +60,12 @@ def test_a_closed_session_leaves_its_led_off_while_another_sessions_lease_holds(
                                                             "lease_s": 30})
                 assert relay.structured_content == {"pin": 15, "value": 1, "lease_s": 30}
                 assert await photodiode(other) > 2
-            took = await dark_within(other, 5)   # the owner's client has exited (DELETE)
+            # The owner's client has exited (DELETE). Its lease had 30 s to run: dark within 5 s
+            # is the session's end at work, not the lease's (no tighter bound: a loaded machine
+            # may take seconds to close a session, which is no fault of the bridge).
+            took = await dark_within(other, 5)
             assert took is not None, "the closed session's LED was still lit after 5 s"
             print("LED dark %.2f s after its session closed" % took)
-            assert took < 2
             pin = await other.call_tool("read_pin", {"pin": 15})
             assert pin.structured_content["value"] == 1
     asyncio.run(main())
