@@ -8,6 +8,17 @@ import sys
 from tinymcp.host.lineclient import LineClient, child
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def py_files(tops, skip=()):
+    # The .py files under the repository's folders tops, by path from REPO, in a stable order;
+    # folders named in skip (and caches, Node's packages) are not entered.
+    for top in tops:
+        for root, dirs, files in os.walk(os.path.join(REPO, top)):
+            dirs[:] = [d for d in dirs if d not in skip + ("__pycache__", "node_modules")]
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    yield os.path.relpath(os.path.join(root, name), REPO)
 MICROPYTHON = shutil.which("micropython")
 
 

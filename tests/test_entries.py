@@ -9,7 +9,7 @@ import os
 import subprocess
 
 import tinymcp.entries as entries
-from tests.board_process import MICROPYTHON, REPO
+from tests.board_process import MICROPYTHON, REPO, py_files
 from tinymcp import Server
 from tinymcp.schema import integer, number
 from tinymcp.tools import pack_hints
@@ -207,12 +207,7 @@ def entry_reads(source, path="<source>"):
 
 
 def tree_files():
-    for top in TREE:
-        for root, dirs, files in os.walk(os.path.join(REPO, top)):
-            dirs[:] = [d for d in dirs if d not in ("__pycache__", "node_modules")]
-            for name in sorted(files):
-                if name.endswith(".py"):
-                    yield os.path.relpath(os.path.join(root, name), REPO)
+    return py_files(TREE)
 
 
 def test_no_module_reads_an_entry_but_by_the_layout_names():

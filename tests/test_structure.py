@@ -5,19 +5,14 @@
 import ast
 import os
 
-from tests.board_process import REPO
+from tests.board_process import REPO, py_files
 
 DEVICE = ("tinymcp", "ports", "boards")
 OWNER = os.path.join("tinymcp", "server.py")
 
 
 def device_files():
-    for top in DEVICE:
-        for root, dirs, files in os.walk(os.path.join(REPO, top)):
-            dirs[:] = [d for d in dirs if d not in ("host", "__pycache__")]
-            for name in sorted(files):
-                if name.endswith(".py"):
-                    yield os.path.relpath(os.path.join(root, name), REPO)
+    return py_files(DEVICE, skip=("host",))
 
 
 def _is_server(node):
