@@ -15,6 +15,8 @@ class Direct:
         self.answer = None
 
     def handle(self, frame):
+        if self.server.session is None:  # the first frame: a session of handle()'s own
+            self.server.open_session()
         self.answer = []
         try:
             msg = loads(frame)
