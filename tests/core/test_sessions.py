@@ -64,3 +64,11 @@ def test_a_new_initialize_on_the_same_link_starts_afresh_in_the_same_session():
     assert session.subscriptions == {}
     assert server.session is session and session.version == "2025-06-18"
     assert server.handle(frame("ping")) is not None
+
+
+def test_a_session_keeps_no_copy_of_its_initialize_answer():
+    # Asked once a session: kept encoded it would be held for the session's life (docs/ram.md).
+    server = demo_server()
+    first = initialize(server)
+    assert "initialize" not in server.session.cache
+    assert initialize(server) == first  # a second one is made again, the same
