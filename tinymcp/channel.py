@@ -77,8 +77,8 @@ class Channel:
             session.pump = self.pump
             self.adapter.opened(self, key, session)
         if session is not current:
-            if current.call.busy:  # another client's handler runs: this one waits its turn
-                server.enter(current)  # (opening a session entered it)
+            if current is not None and current.call.busy:  # another client's handler runs:
+                server.enter(current)  # this one waits its turn (opening a session entered it)
                 if len(session.backlog) < self.max_backlog:
                     session.backlog.append(bytes(frame))
                 return

@@ -1,9 +1,9 @@
 # The handshake, and what a server declares about itself: initialize's result and the
-# capabilities server/discover names too. Each runs once a session (its answer is cached
-# encoded), so this module is imported for that and released after it (tinymcp.once,
-# tinymcp/later.py).
+# capabilities server/discover names too. Each runs once a session, so this module is imported
+# for that and released after it (tinymcp.once, tinymcp/later.py). initialize's answer is made
+# each time, not cached: a session asks for it once (docs/ram.md, "Cuts (issue 27)").
 from tinymcp.jsonrpc import RpcError, INVALID_PARAMS, must
-from tinymcp.protocol import LINK_KEY, VERSIONS, LATEST
+from tinymcp.protocol import LINK_KEY, VERSIONS
 
 
 def initialize(server, params):
@@ -14,19 +14,20 @@ def initialize(server, params):
     previous = session.version
     if session.initialized:  # a new session on the same link: the last one's leases end
         server.end_session(session)
-    version = asked if asked in VERSIONS else LATEST
+    at = VERSIONS.index(asked) if asked in VERSIONS else 0  # else the latest
+    version = VERSIONS[at]  # the constant: the client's copy of it is let go with its message
     if version != previous:
         session.cache = {}  # cached results are written for one protocol version
     session.version = version
-    session.era = len(VERSIONS) - 1 - VERSIONS.index(version)
+    session.era = len(VERSIONS) - 1 - at
     caps = params.get("capabilities")
     session.client_capabilities = caps if type(caps) is dict else {}
     session.initialized = True  # the rest of what a session starts with is set above
     session.log_level = 1  # info
-    return server.cached("initialize", _result)
+    return result(server)
 
 
-def _result(server):
+def result(server):
     info = server.info
     session = server.session
     if session.era < 2 and "title" in info:

@@ -7,14 +7,20 @@ from tinymcp.protocol import PARSE_ERROR
 
 
 class Direct:
-    # One per server, made with its first handle() or send() without a channel.
+    # One per server, made with its first handle() or send() without a channel. The answers and
+    # the outbox share one link and its Out (one message is written whole before the next
+    # starts): Direct is the outbox's link, which marks what it writes as kept.
+    keeping = False  # a message for server.outbox is being written
+
     def __init__(self, server):
         self.server = server
-        self.link = JsonLink(Out(self._answered))   # what handle() answers through
-        self.outbox = JsonLink(Out(self._keep))     # everything else: into server.outbox
+        self.link = JsonLink(Out(self._write))  # what handle() answers through
+        self.outbox = self                      # everything else: into server.outbox
         self.answer = None
 
     def handle(self, frame):
+        if self.server.session is None:  # the first frame: a session of handle()'s own
+            self.server.open_session()
         self.answer = []
         try:
             msg = loads(frame)
@@ -29,11 +35,32 @@ class Direct:
         answer[-1] = answer[-1][:-1]  # the newline the link ended it with
         return answer[0] if len(answer) == 1 else b"".join(answer)
 
-    def _answered(self, data, n):
-        self.answer.append(_copy(data, n))
+    # -- the outbox's link: notifications, requests to the client, a task's late answer (each
+    # written out in full here: a bound method or an argument tuple would be allocated per message)
 
-    def _keep(self, data, n):
-        self.server.outbox.append(_copy(data, n))
+    def send(self, msg):
+        self.keeping = True
+        try:
+            self.link.send(msg)
+        finally:
+            self.keeping = False
+
+    def result(self, rid, result):
+        self.keeping = True
+        try:
+            self.link.result(rid, result)
+        finally:
+            self.keeping = False
+
+    def error(self, rid, code, message, data=None):
+        self.keeping = True
+        try:
+            self.link.error(rid, code, message, data)
+        finally:
+            self.keeping = False
+
+    def _write(self, data, n):
+        (self.server.outbox if self.keeping else self.answer).append(_copy(data, n))
 
 
 def _copy(data, n):

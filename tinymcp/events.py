@@ -56,9 +56,11 @@ def attach(server, events=None, timeout_s=25):
     server.attach(events=events)
 
     def wait_for_event(after=None, timeout_s=timeout_s):
-        # Inside a JSON-RPC batch a long tool runs to its end inline: no wait there.
+        # Inside a JSON-RPC batch a long tool runs to its end inline: no wait there. (Called
+        # outside any request, by the board's own code, it waits as in one.)
+        session = server.session
         return once("tinymcp.eventtools.wait", server, events, after,
-                    0 if server.session.batch is not None else timeout_s)
+                    0 if session is not None and session.batch is not None else timeout_s)
 
     once("tinymcp.eventtools.register", server, wait_for_event, timeout_s)
     return events

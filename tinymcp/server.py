@@ -24,7 +24,8 @@ class Call:
 
 class Session:
     # One client's state, owned by the transport that carries that client (a Channel holds
-    # one, ports/mqtt.py one per MQTT client id; Server.handle() serves the server's own).
+    # one, ports/mqtt.py one per MQTT client id; Server.handle() serves its own, opened with its
+    # first frame).
     def __init__(self, number):
         self.number = number       # leases are held by it (tinymcp/leases.py)
         self.revision = HANDSHAKE  # until a 2026-07-28 request decides otherwise
@@ -41,7 +42,7 @@ class Session:
         self.initialized = False   # initialize answered: requests are served
         self.version = None
         self.era = len(VERSIONS) - 1  # 0 = 2024-11-05 ... 3 = 2025-11-25, 4 = 2026-07-28
-        self.client_capabilities = {}
+        self.client_capabilities = _NO_PARAMS  # replaced by initialize's, never written
         self.log_level = OFF       # info once initialized, until the client sets one
         self.subscriptions = {}    # uri -> last value seen by the resource's watch
 
@@ -54,6 +55,12 @@ class Server:
     leases = None           # tinymcp.leases.Leases, made with the first lease of an output
     events = None           # tinymcp.events.Events, when a board attaches the ring
     opened = 0              # sessions opened so far
+    session = None          # the session being served; none until a client's first frame
+    # Set by the board's build or later, each in the instance only once it is: the registries
+    # (created with their first entry), completions, the Context (made when first asked for) and
+    # tinymcp.direct.Direct (handle() and the outbox, without a channel).
+    tools = resources = prompts = _ctx = direct = None
+    completions = False
 
     def __init__(self, name, version, title=None, instructions=None, identity=""):
         info = {"name": name, "version": version}
@@ -62,23 +69,17 @@ class Server:
         self.info = info
         self.instructions = instructions
         self.identity = identity  # a stable id of the board (machine.unique_id()), in the offer
-        self.tools = None       # registries, created with their first entry
-        self.resources = None
-        self.prompts = None
-        self.completions = False
         self.outbox = []        # frames sent while no channel is attached (tests)
         self.idle = []          # fn() run by the serve loop when it is idle (samplers)
         self.structured = [None, True, None]  # tools/call's answer for a dict (jsonrpc.py)
-        self._ctx = None        # tinymcp.context.Context, made when first asked for
-        self.direct = None      # tinymcp.direct.Direct: handle() and the outbox, without a channel
-        self.open_session()     # handle()'s, until a transport opens its own
 
     # -- sessions ---------------------------------------------------------------------------
 
     def open_session(self):
         # A new connection: a new session, in whichever revision its first request speaks;
         # nothing of the last connection's is answered on this one. The transport keeps it and
-        # enters it before it serves that client; handle() serves the last one opened.
+        # enters it before it serves that client; handle() serves the last one opened (one of
+        # its own at its first frame). Until the first, no client hears of anything.
         self.opened += 1
         session = self.session = Session(self.opened)
         return session
@@ -168,6 +169,8 @@ class Server:
 
     def changed(self, kind):
         session = self.session
+        if session is None:  # the board's build: no client to tell yet
+            return
         session.cache = {}
         if self.events is not None and (session.initialized or session.revision is not HANDSHAKE):
             self.events.changed(kind)  # a change a client could hear of, not the board's build
@@ -212,7 +215,8 @@ class Server:
     def log(self, level, data, logger=None):
         # notifications/message, when the level passes the client's filter.
         rank = LEVELS.index(level) if level in LEVELS else 3
-        if rank < self.session.log_level:
+        session = self.session
+        if session is None or rank < session.log_level:
             return
         params = {"level": level, "data": data}
         if logger:
@@ -223,7 +227,8 @@ class Server:
         # Tell subscribers that uri changed (a watch= does this by itself from the serve loop).
         if self.events is not None:
             self.events.updated(uri)
-        self.session.revision.updated(self, uri)
+        if self.session is not None:
+            self.session.revision.updated(self, uri)
 
     def poll(self, hooks=True):
         # Called by the serve loop when idle: the idle hooks (unless a transport with several
@@ -233,9 +238,9 @@ class Server:
             for work in self.idle:
                 work()
         session = self.session
-        subs = session.subscriptions
-        if not subs or self.resources is None:
+        if session is None or not session.subscriptions or self.resources is None:
             return
+        subs = session.subscriptions
         for uri in subs:
             value = self.resources.watch(uri)
             if value != subs[uri]:
@@ -246,7 +251,8 @@ class Server:
 
     def handle(self, frame):
         # One JSON frame in, its encoded answer out (None for notifications and responses): how
-        # tests and hosts drive a server without a channel (tinymcp/direct.py).
+        # tests and hosts drive a server without a channel (tinymcp/direct.py), in the session
+        # being served (one opened by the first frame when there is none).
         return self._direct().handle(frame)
 
     def answer(self, msg, link):

@@ -23,11 +23,15 @@ def test_two_sessions_on_one_server_keep_their_own_state():
     assert notifications(server, "notifications/message")[0]["params"]["data"] == "for this one"
 
 
-def test_handle_serves_the_session_the_server_opened_itself():
+def test_handle_serves_a_session_of_its_own_opened_by_its_first_frame():
     server = demo_server()
-    own = server.session
+    assert server.session is None  # built, no client yet: the board holds no session
     initialize(server)
+    own = server.session
     assert own.initialized and own.version == "2025-11-25"
+    assert server.opened == 1
+    result(server, "ping")
+    assert server.session is own  # the frames after it: the same session
 
 
 def test_each_request_reuses_the_sessions_one_call():
@@ -52,11 +56,19 @@ def test_a_new_initialize_on_the_same_link_starts_afresh_in_the_same_session():
     @server.resource("sensor://x", "x", "A reading")
     def x():
         return "1"
-    session = server.session
     initialize(server, "2025-03-26")
+    session = server.session
     result(server, "resources/subscribe", {"uri": "sensor://x"})
     assert "sensor://x" in session.subscriptions
     initialize(server, "2025-06-18")
     assert session.subscriptions == {}
     assert server.session is session and session.version == "2025-06-18"
     assert server.handle(frame("ping")) is not None
+
+
+def test_a_session_keeps_no_copy_of_its_initialize_answer():
+    # Asked once a session: kept encoded it would be held for the session's life (docs/ram.md).
+    server = demo_server()
+    first = initialize(server)
+    assert "initialize" not in server.session.cache
+    assert initialize(server) == first  # a second one is made again, the same
