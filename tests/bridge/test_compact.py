@@ -13,7 +13,7 @@ from mcp import Client, StdioServerParameters
 
 from tests.bridge.conftest import REPO, TESTBOARD, LineClient, bridge_script, clean_env
 from tests.bridge.test_several_boards import SIM_TOOLS, Changes, led_volts
-from tests.windows_shim import as_on_windows  # noqa: F401  (each test also as if on Windows)
+from tests.windows_shim import as_on_windows, same_on_every_os  # noqa: F401  (each test twice)
 from tinymcp.host.bridge.routes import NAME, Catalog
 from tinymcp.host.bridge.routes import surface
 
@@ -114,10 +114,8 @@ def test_a_board_whose_tool_differs_keeps_its_labelled_name():
     asyncio.run(main())
 
 
-def test_boards_leaving_and_coming_back_change_the_enum_over_http(tmp_path, http_bridge,
-                                                                   as_on_windows):
-    if as_on_windows:
-        pytest.skip("the HTTP front is the same on every OS; stdio runs under the shim above")
+@same_on_every_os   # the HTTP front: stdio runs under the shim above
+def test_boards_leaving_and_coming_back_change_the_enum_over_http(tmp_path, http_bridge):
     # b runs a copy of the sim board; while the copy is moved away, b cannot be restarted.
     board_b = tmp_path / "b" / "main.py"
     board_b.parent.mkdir()
@@ -149,9 +147,8 @@ def test_boards_leaving_and_coming_back_change_the_enum_over_http(tmp_path, http
     assert "Traceback" not in bridge.stderr(), bridge.stderr()[-3000:]
 
 
-def test_with_one_board_compact_changes_nothing(as_on_windows):
-    if as_on_windows:
-        pytest.skip("nothing OS-specific here")
+@same_on_every_os
+def test_with_one_board_compact_changes_nothing():
     client = LineClient(["--compact", "--sim"])
     try:
         client.initialize()
@@ -174,9 +171,8 @@ def adc(maximum, description="Read an ADC channel."):
         "required": ["channel"]}}
 
 
-def test_the_most_boards_that_agree_share_a_tool_and_the_first_board_breaks_a_tie(as_on_windows):
-    if as_on_windows:
-        pytest.skip("nothing OS-specific here")
+@same_on_every_os   # no process
+def test_the_most_boards_that_agree_share_a_tool_and_the_first_board_breaks_a_tie():
     # Three boards with four channels, one with eight: the three share read_adc.
     tools = surface([catalog_of("a", adc(7)), catalog_of("b", adc(3)),
                      catalog_of("c", adc(3, "Newer words.")), catalog_of("d", adc(3))])

@@ -102,8 +102,10 @@ function mismatch(schema, value, where = "structuredContent") {
 
 function sampleArguments(schema) {
   // Arguments for a tool from its schema: each required one from its enum, minimum or type;
-  // null when one cannot be made up (a free string).
-  const args = {};
+  // null when one cannot be made up (a free string). An optional wait at its shortest: with
+  // none, wait_for_event waits its whole default (25 s) for an event no one makes.
+  const wait = schema?.properties?.timeout_s;
+  const args = wait ? { timeout_s: wait.minimum ?? 0 } : {};
   for (const key of schema?.required ?? []) {
     const prop = schema.properties?.[key] ?? {};
     if (prop.enum) args[key] = prop.enum[0];

@@ -16,6 +16,11 @@ def shimmed(env):
     return env
 
 
+# A test of such a module that starts no process, or none the shim changes, runs once (as on
+# POSIX) under this mark rather than twice.
+same_on_every_os = pytest.mark.parametrize("as_on_windows", ["posix"], indirect=True)
+
+
 @pytest.fixture(autouse=True, params=["posix", "windows"])
 def as_on_windows(request, monkeypatch):
     if request.param == "windows":
