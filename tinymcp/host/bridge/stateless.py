@@ -284,10 +284,11 @@ class StatelessEra:
         answers = dict(responses or {})
         if state is not None:
             # The state is a random key into what this bridge keeps: nothing in it to edit.
-            saved = self.exchanges.pop(state, None) if type(state) is str else None
+            saved = self.exchanges.get(state) if type(state) is str else None
             if saved is None or saved[0] != binding:
                 return err(INVALID_PARAMS, "Invalid params: requestState does not belong to "
                            "this request (or has been used)")
+            del self.exchanges[state]   # spent: each state answers one retry
             answers = dict(saved[1])
             for key in saved[2]:
                 if responses and key in responses:
