@@ -41,6 +41,7 @@ def build():
     _tools(server)
     _elicitations(server)
     _inputs(server)
+    _tasks(server)
     _resources(server)
     _prompts(server)
     return server
@@ -265,6 +266,40 @@ def _inputs(server):
     def logging_tool(ctx):
         ctx.log("info", "test_logging_tool ran")
         return "Logged"
+
+
+def _tasks(server):
+    # The tasks extension's fixtures (SEP-2663). A generator tool runs in the serve loop's idle
+    # time, so a client may run it as a task (tinymcp/tasks.py); a plain one answers at once.
+    from tinymcp.clock import ticks_diff, ticks_ms
+    from tinymcp.jsonrpc import RpcError
+    from tinymcp.protocol import INTERNAL_ERROR
+
+    def wait(ms):
+        start = ticks_ms()
+        while ticks_diff(ticks_ms(), start) < ms:
+            yield ticks_diff(ticks_ms(), start) / ms
+
+    @server.tool("greet", "Greets someone, at once", inputs={"name": string("Who")})
+    def greet(name):
+        return "Hello, " + name + "!"
+
+    @server.tool("slow_compute", "Takes `seconds` seconds, then answers",
+                 inputs={"seconds?": number("How long", 0, 60, default=1)}, task="optional")
+    def slow_compute(seconds):
+        yield from wait(int(seconds * 1000))
+        return "Computed after " + str(seconds) + " s"
+
+    @server.tool("failing_job", "Fails as a tool (isError) after about a second",
+                 task="required")
+    def failing_job():
+        yield from wait(1000)
+        raise ValueError("failing_job failed, as it always does")
+
+    @server.tool("protocol_error_job", "Ends in a protocol error", task="optional")
+    def protocol_error_job():
+        yield 0
+        raise RpcError(INTERNAL_ERROR, "protocol_error_job: an internal failure")
 
 
 def _elicited(result):

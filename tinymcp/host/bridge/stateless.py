@@ -183,6 +183,8 @@ class StatelessEra:
                 return self.finish(method, params, await self.create_task(session, rid, params))
             if support == "required":
                 return missing_tasks()
+            if "task" in params:   # the handshake era's opt-in: this revision's server decides
+                params = {k: v for k, v in params.items() if k != "task"}
         if method not in FORWARDED:
             return err(METHOD_NOT_FOUND, "Method not found: " + method)
         if method in ASKING:
