@@ -16,7 +16,9 @@ TOOLS = {"test_simple_text", "test_image_content", "test_audio_content", "test_e
          "test_input_required_result_list_roots", "test_input_required_result_request_state",
          "test_input_required_result_tampered_state", "test_input_required_result_multiple_inputs",
          "test_input_required_result_multi_round", "test_input_required_result_capabilities",
-         "test_missing_capability", "test_streaming_elicitation", "test_logging_tool"}
+         "test_missing_capability", "test_streaming_elicitation", "test_logging_tool",
+         # the tasks extension's (SEP-2663)
+         "greet", "slow_compute", "failing_job", "protocol_error_job"}
 PROMPTS = {"test_simple_prompt", "test_prompt_with_arguments",
            "test_prompt_with_embedded_resource", "test_prompt_with_image",
            "test_input_required_result_prompt"}
@@ -153,3 +155,11 @@ def test_input_required_fixtures_ask_under_the_suites_keys(board):
         board.send({"jsonrpc": "2.0", "id": ask["id"], "result": answers[ask["method"]]})
     text = board.response(5)["result"]["content"][0]["text"]
     assert text == "Got: client_roots, greeting, user_name"
+
+
+def test_task_fixtures_declare_their_task_support(board):
+    tools = {t["name"]: t for t in board.request("tools/list")["result"]["tools"]}
+    support = {name: tools[name].get("execution", {}).get("taskSupport")
+               for name in ("greet", "slow_compute", "failing_job", "protocol_error_job")}
+    assert support == {"greet": None, "slow_compute": "optional", "failing_job": "required",
+                       "protocol_error_job": "optional"}

@@ -16,6 +16,15 @@ from tests.conformance.test_suite import results, table
 STILL_FAILING = {
     # issue 28 item 3 (another branch): allOf, if/then/else and $anchor reach the host
     "json-schema-2020-12",
+    # issue 28 item 4 (another branch): a 2026-07-28 host's task is "not found" on its next
+    # HTTP request (the task's owner is the per-request session the bridge forgets)
+    "tasks-lifecycle", "tasks-wire-fields", "tasks-request-state-removal",
+    "tasks-request-headers", "tasks-dispatch-and-envelope",
+    # a board's tasks cannot ask for input yet (status input_required, tasks/update):
+    # confirm_delete, multi_input and test_tool_with_task are not on the conformance board
+    "tasks-mrtr-input", "tasks-mrtr-composition",
+    # SEP-2243: no tool with x-mcp-header annotations, and the bridge checks none
+    "http-custom-header-server-validation",
 }
 
 
@@ -55,6 +64,7 @@ def test_every_scenario_of_the_requirement_set_passes_through_the_bridge(
     print(table(found))
     print(summary(done.stdout))
     skipped = unscored(done.stdout)
+    assert not STILL_FAILING & (set(found) - skipped), "a scored scenario may not be excused"
     failures = ["%s: %s: %s" % (name, c["id"], c.get("errorMessage"))
                 for name, checks in sorted(found.items()) for c in checks
                 if c["status"] == "FAILURE" and name not in STILL_FAILING]
