@@ -8,6 +8,13 @@ from tinymcp.protocol import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 CLIENT_NEEDS = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling",
                 "roots/list": "roots"}
 _FORM_ONLY = {"form": {}}
+# In _meta of a request to the client asked under a key (ctx.request(..., key=) or
+# ctx.requests): [key, how many were asked together]. A bridge serving a 2026-07-28 host names
+# the question by it and gathers the group into one input-required result.
+INPUT_META = "io.tinymcp/input"
+# The capabilities of the client a request is for: a 2026-07-28 request's own; a bridge puts
+# its host's here (the board's session holds the bridge's).
+CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
 
 
 class Context:
@@ -49,11 +56,25 @@ class Context:
         if not self.server.session.call.cancelled:
             self.server.log(level, data, logger)
 
-    def request(self, method, params=None, timeout_ms=None):
-        # Ask the client (sampling, elicitation, roots) and wait for its answer.
+    def request(self, method, params=None, timeout_ms=None, key=None):
+        # Ask the client (sampling, elicitation, roots) and wait for its answer. `key` names
+        # the question in a 2026-07-28 input-required result (else "<capability>-<n>").
+        return self.requests({key: (method, params)}, timeout_ms)[key]
+
+    def requests(self, asks, timeout_ms=None):
+        # Several questions at once, {key: (method, params)} -> {key: answer}: a 2026-07-28
+        # client gets them together, in one input-required result.
         server = self.server
-        return server.session.revision.ask(server, method, params,
-                                           timeout_ms or server.client_timeout_ms)
+        return server.session.revision.ask(server, asks, timeout_ms or server.client_timeout_ms)
+
+    def can(self, method, params=None):
+        # Whether the client this request is for declared what being asked `method` needs.
+        session = self.server.session
+        meta = session.call.meta
+        caps = meta.get(CAPABILITIES_META) if meta is not None else None
+        if type(caps) is not dict:
+            caps = session.client_capabilities
+        return missing(caps, method, params or {}) is None
 
 
 def missing(capabilities, method, params):
@@ -77,48 +98,63 @@ def missing(capabilities, method, params):
     return {need: {str(mode): {}}}
 
 
-def ask(server, method, params, timeout_ms):
-    # The handshake era: send the request now and pump input until its answer arrives.
+def ask(server, asks, timeout_ms):
+    # The handshake era: send the requests now and pump input until all are answered.
     session = server.session
     call = session.call
-    if session.batch is not None:
-        raise RpcError(INTERNAL_ERROR, method + " cannot be asked from inside a JSON-RPC batch")
-    if session.pump is None:
-        raise RpcError(INTERNAL_ERROR, "no client connection to send " + method)
-    if call.cancelled:
-        raise RpcError(INTERNAL_ERROR, "the request was cancelled: " + method + " not sent")
-    lacks = missing(session.client_capabilities, method, params)
-    if lacks is not None:
-        # Asking anyway would only wait out the timeout for an answer that cannot come.
-        need = CLIENT_NEEDS[method]
-        if lacks[need]:  # a mode: the client would answer -32602 (2025-11-25 elicitation)
-            mode = list(lacks[need])[0]
-            raise RpcError(INVALID_PARAMS, "the client does not support " + need + " mode "
-                           + mode + ", so it cannot be asked " + method + " in it",
-                           {"requiredCapabilities": lacks})
-        raise RpcError(INVALID_REQUEST, "the client did not declare the " + need
-                       + " capability, so it cannot be asked " + method)
+    for key in asks:
+        method, params = asks[key]
+        if session.batch is not None:
+            raise RpcError(INTERNAL_ERROR, method + " cannot be asked from inside a JSON-RPC batch")
+        if session.pump is None:
+            raise RpcError(INTERNAL_ERROR, "no client connection to send " + method)
+        if call.cancelled:
+            raise RpcError(INTERNAL_ERROR, "the request was cancelled: " + method + " not sent")
+        lacks = missing(session.client_capabilities, method, params)
+        if lacks is not None:
+            # Asking anyway would only wait out the timeout for an answer that cannot come.
+            need = CLIENT_NEEDS[method]
+            if lacks[need]:  # a mode: the client would answer -32602 (2025-11-25 elicitation)
+                mode = list(lacks[need])[0]
+                raise RpcError(INVALID_PARAMS, "the client does not support " + need + " mode "
+                               + mode + ", so it cannot be asked " + method + " in it",
+                               {"requiredCapabilities": lacks})
+            raise RpcError(INVALID_REQUEST, "the client did not declare the " + need
+                           + " capability, so it cannot be asked " + method)
     waiting = session.waiting
     if waiting is None:
         waiting = session.waiting = {}
-    rid = session.next_id = session.next_id + 1
-    waiting[rid] = None
-    msg = {"jsonrpc": "2.0", "id": rid, "method": method}
-    if params is not None:
-        msg["params"] = params
-    server.send(msg)
+    ids = {}
+    for key in asks:
+        method, params = asks[key]
+        rid = session.next_id = session.next_id + 1
+        waiting[rid] = None
+        ids[key] = rid
+        if key is not None:
+            params = dict(params or {})
+            meta = params["_meta"] = dict(params.get("_meta") or {})
+            meta[INPUT_META] = [key, len(asks)]
+        msg = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            msg["params"] = params
+        server.send(msg)
     start = ticks_ms()
+    answers = {}
     try:
-        while waiting[rid] is None:
-            left = timeout_ms - ticks_diff(ticks_ms(), start)
-            if left <= 0 or call.cancelled:
-                raise RpcError(INTERNAL_ERROR, method + " got no answer from the client")
-            session.pump(left if left < 100 else 100)
-        reply = waiting[rid]
+        for key in ids:
+            rid = ids[key]
+            while waiting[rid] is None:
+                left = timeout_ms - ticks_diff(ticks_ms(), start)
+                if left <= 0 or call.cancelled:
+                    raise RpcError(INTERNAL_ERROR, asks[key][0] + " got no answer from the client")
+                session.pump(left if left < 100 else 100)
+            reply = waiting[rid]
+            if "error" in reply:
+                err = reply["error"] if type(reply["error"]) is dict else {}
+                raise RpcError(err.get("code", INTERNAL_ERROR),
+                               err.get("message", "client error"), err.get("data"))
+            answers[key] = reply.get("result")
     finally:
-        del waiting[rid]
-    if "error" in reply:
-        err = reply["error"] if type(reply["error"]) is dict else {}
-        raise RpcError(err.get("code", INTERNAL_ERROR), err.get("message", "client error"),
-                       err.get("data"))
-    return reply.get("result")
+        for key in ids:
+            del waiting[ids[key]]
+    return answers

@@ -34,10 +34,11 @@ class Handshake:
     def done(self, server):
         pass
 
-    def ask(self, server, method, params, timeout_ms):
-        # A request to the client, sent now and answered while the handler waits.
+    def ask(self, server, asks, timeout_ms):
+        # Requests to the client, {key: (method, params)}, sent now and answered while the
+        # handler waits -> {key: answer}.
         from tinymcp.context import ask
-        return ask(server, method, params, timeout_ms)
+        return ask(server, asks, timeout_ms)
 
     def changed(self, server, kind):
         if server.session.initialized:

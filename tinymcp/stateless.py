@@ -25,13 +25,57 @@ _LISTEN_FLAGS = (("toolsListChanged", "tools"), ("promptsListChanged", "prompts"
                  ("resourcesListChanged", "resources"))
 
 
+_KEY = []  # the per-boot random key that signs requestState (made when first needed)
+
+
 class InputRequired(BaseException):
     # Raised by ask() through the handler, past a tool's own `except Exception`, when the
-    # answer can only come with the client's retry. `request` is None for a protocol error.
-    def __init__(self, key, request, error=None):
-        self.key = key
-        self.request = request
+    # answers can only come with the client's retry: `requests` {key: request}, or None with
+    # `error`, a protocol error.
+    def __init__(self, requests, error=None):
+        self.requests = requests
         self.error = error
+
+
+def _mac(body):
+    # HMAC-SHA256 (RFC 2104) of the bytes `body` under this boot's key, as hex: built from
+    # hashlib, which MicroPython has (hmac it has not). The key is one block long.
+    import hashlib
+    from binascii import hexlify
+    if not _KEY:
+        try:
+            from os import urandom
+            key = urandom(64)
+        except ImportError:
+            from random import getrandbits
+            key = bytes(getrandbits(8) for _ in range(64))
+        _KEY.append(bytes(b ^ 0x36 for b in key))
+        _KEY.append(bytes(b ^ 0x5C for b in key))
+    inner = hashlib.sha256(_KEY[0] + body).digest()
+    return hexlify(hashlib.sha256(_KEY[1] + inner).digest()).decode()
+
+
+def _signed(state):
+    # requestState: "<mac>.<json>", so a client can echo it but not edit it.
+    body = text(state)
+    return _mac(body.encode()) + "." + body
+
+
+def _verified(state):
+    # -> the state a client echoed, or None when it is not one this boot signed.
+    if type(state) is not str or state.find(".") != 64:
+        return None
+    body = state[65:]
+    mac = _mac(body.encode())
+    diff = 0
+    for i in range(64):  # every character compared: how long it takes says nothing
+        diff |= ord(mac[i]) ^ ord(state[i])
+    if diff:
+        return None
+    try:
+        return loads(body)
+    except Exception:
+        return None
 
 
 class Stateless:
@@ -146,38 +190,53 @@ class Stateless:
 
     # -- input-required results (multi round-trip requests) ---------------------------------
 
-    def ask(self, server, method, params, timeout_ms):
-        # ctx.request() during a 2026-07-28 request: the answer from the retry, or ask for it.
+    def ask(self, server, asks, timeout_ms):
+        # ctx.request()/requests() during a 2026-07-28 request: the answers from the retry, or
+        # an input-required result asking for those still missing.
         if self.params is None:
-            raise RpcError(INTERNAL_ERROR, method + " can only be asked during tools/call, "
+            raise RpcError(INTERNAL_ERROR, "a client can only be asked during tools/call, "
                            "prompts/get or resources/read")
         from tinymcp.context import CLIENT_NEEDS, missing
-        need = CLIENT_NEEDS.get(method)
-        if need is None:
-            raise RpcError(INTERNAL_ERROR, method + " is not something a server can ask a client")
         if self.asked == 0:
             self._recall()
-        self.asked += 1
-        key = need + "-" + str(self.asked)
-        answers = self.answers
-        if answers and key in answers:
-            return answers[key]
-        lacks = missing(self.caps, method, params)
-        if lacks is not None:  # never asked in a mode the client lacks: the request fails
-            mode = list(lacks[need])
-            raise InputRequired(None, None, RpcError(
-                MISSING_CAPABILITY, "Missing required client capability: " + need
-                + (" mode " + mode[0] if mode else ""), {"requiredCapabilities": lacks}))
-        request = {"method": method}
-        if params is not None:
-            request["params"] = params
-        raise InputRequired(key, request)
+        answers = self.answers or {}
+        got = {}
+        wanted = {}
+        for key in asks:
+            method, params = asks[key]
+            need = CLIENT_NEEDS.get(method)
+            if need is None:
+                raise RpcError(INTERNAL_ERROR, method + " is not something a server can ask a "
+                               "client")
+            self.asked += 1
+            name = key if key is not None else need + "-" + str(self.asked)
+            if name in answers:
+                answer = answers[name]
+                if type(answer) is not dict:  # every answer the client can give is an object
+                    raise InputRequired(None, RpcError(
+                        INVALID_PARAMS, "Invalid params: inputResponses[" + name
+                        + "] must be an object"))
+                got[key] = answer
+                continue
+            lacks = missing(self.caps, method, params)
+            if lacks is not None:  # never asked in a mode the client lacks: the request fails
+                mode = list(lacks[need])
+                raise InputRequired(None, RpcError(
+                    MISSING_CAPABILITY, "Missing required client capability: " + need
+                    + (" mode " + mode[0] if mode else ""), {"requiredCapabilities": lacks}))
+            request = {"method": method}
+            if params is not None:
+                request["params"] = params
+            wanted[name] = request
+        if wanted:
+            raise InputRequired(wanted)
+        return got
 
     def _recall(self):
-        # The answers this request brings: those kept in its requestState plus the response
-        # to the question asked last. The state holds only what this client answered, bound
-        # to the request (arguments as the tool saw them): a client that edits it can do no
-        # more than answer differently, so it needs no signature.
+        # The answers this request brings: those kept in its requestState plus the responses
+        # to the questions asked last. The state holds what this client answered, bound to
+        # the request (arguments as the tool saw them), and is signed with this boot's key:
+        # an edited state, or one from before a reset, is refused.
         params = self.params
         self.binding = [self.method, params.get(_ASKING[self.method]), params.get("arguments")]
         responses = params.get("inputResponses")
@@ -185,26 +244,26 @@ class Stateless:
         if state is None:
             self.answers = responses
             return
-        try:
-            saved = loads(state) if type(state) is str else None
-        except Exception:
-            saved = None
+        saved = _verified(state)
         if (type(saved) is not dict or saved.get("for") != self.binding
                 or type(saved.get("answers")) is not dict):
-            raise InputRequired(None, None, RpcError(
-                INVALID_PARAMS, "Invalid params: requestState does not belong to this request"))
+            raise InputRequired(None, RpcError(
+                INVALID_PARAMS, "Invalid params: requestState was not issued for this request"))
         answers = saved["answers"]
         asked = saved.get("asked")
-        if responses and asked in responses:
-            answers[asked] = responses[asked]
+        if responses and type(asked) is list:
+            for key in asked:
+                if key in responses:
+                    answers[key] = responses[key]
         self.answers = answers
 
     def input_required(self, signal):
         if signal.error is not None:
             raise signal.error
-        state = {"for": self.binding, "asked": signal.key, "answers": self.answers or {}}
-        return {"resultType": "input_required", "inputRequests": {signal.key: signal.request},
-                "requestState": text(state), "_meta": self.meta}
+        requests = signal.requests
+        state = {"for": self.binding, "asked": list(requests), "answers": self.answers or {}}
+        return {"resultType": "input_required", "inputRequests": requests,
+                "requestState": _signed(state), "_meta": self.meta}
 
     # -- subscriptions/listen -------------------------------------------------------------
 

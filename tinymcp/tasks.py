@@ -57,6 +57,7 @@ class Task:
     def __init__(self, tid, ttl_ms, link):
         self.id = tid
         self.status = "working"
+        self.error = None     # the RpcError a protocol failure ended it with
         self.message = None
         self.created = self.updated = stamp()
         self.since = ticks_ms()  # created, then ended: an ended task is kept ttl from its end
@@ -148,7 +149,11 @@ class Work:
                 i += 1
                 continue
             live.remove(call)
-            result = value if done == 2 else shape(value, call.structured, server)
+            if done == 3:
+                if call.task is not None:
+                    call.task.error = value[0]
+                value = value[1]
+            result = value if done >= 2 else shape(value, call.structured, server)
             if call.task is not None:
                 self._end(server, call.task, result, True)
                 continue
@@ -197,7 +202,7 @@ class Work:
         result = _plain(result)
         era = server.session.era
         # 2025-11-25: a tool result with isError is a failed task; 2026-07-28: completed.
-        failed = era == _UTILITY_ERA and result.get("isError") is True
+        failed = task.error is not None or (era == _UTILITY_ERA and result.get("isError") is True)
         task.status = "failed" if failed else "completed"
         task.result = result
         task.updated = stamp()
@@ -267,6 +272,8 @@ def fetch(task):
     # What the task's tools/call would have returned, tied to the task (tasks/result).
     if task.status == "cancelled":
         raise RpcError(INTERNAL_ERROR, _CANCELLED)
+    if task.error is not None:  # ended by a protocol error: tasks/result answers it
+        raise task.error
     result = dict(task.result)
     meta = result.get("_meta")
     meta = dict(meta) if type(meta) is dict else {}
@@ -305,7 +312,8 @@ def _plain(result):
 def _advance(server, gen, rid, token, name):
     # One step of gen, with the session's Call speaking for its request (ctx.progress, ctx.log
     # and ctx.cancelled work as in a plain handler) -> (0, what it yielded), (1, what it
-    # returned), or (2, an isError result) when it raised.
+    # returned), (2, an isError result) when it raised, or (3, (the RpcError, that result))
+    # when it raised a protocol error.
     call = server.session.call
     call.busy = True
     call.id = rid
@@ -316,7 +324,10 @@ def _advance(server, gen, rid, token, name):
     except StopIteration as e:
         return 1, e.value
     except Exception as e:
-        return 2, error_result(name + " failed: " + (str(e) or e.__class__.__name__))
+        failed = error_result(name + " failed: " + (str(e) or e.__class__.__name__))
+        if isinstance(e, RpcError):  # a protocol error: a task it ends is failed with it
+            return 3, (e, failed)
+        return 2, failed
     finally:
         call.busy = False
         call.id = None
@@ -341,6 +352,8 @@ def _run(server, gen, name, structured):
     while True:
         call = server.session.call
         done, value = _advance(server, gen, call.id, call.token, name)
+        if done == 3:
+            return value[1]
         if done == 2:
             return value
         if done:
@@ -429,6 +442,11 @@ def _detailed(task):
     state = _state(task, _EXTENSION_ERA)
     if task.status == "completed":
         state["result"] = task.result
+    elif task.error is not None:  # failed by a protocol error: the JSON-RPC error inline
+        e = task.error
+        state["error"] = {"code": e.code, "message": e.message}
+        if e.data is not None:
+            state["error"]["data"] = e.data
     return state
 
 

@@ -40,6 +40,8 @@ def build():
                     instructions="Fixtures of the official MCP conformance suite.")
     _tools(server)
     _elicitations(server)
+    _inputs(server)
+    _tasks(server)
     _resources(server)
     _prompts(server)
     return server
@@ -161,6 +163,143 @@ def _elicitations(server):
                                                                 "Third Choice"))},
                                      "Select several titled options")}}})
         return _elicited(result)
+
+
+def _form(message, field, kind="string"):
+    return {"message": message, "requestedSchema": {
+        "type": "object", "properties": {field: {"type": kind}}, "required": [field]}}
+
+
+_NAME = ("elicitation/create", _form("What is your name?", "name"))
+_ROOTS = ("roots/list", {})
+
+
+def _sample(text, tokens):
+    return ("sampling/createMessage", {"messages": [{"role": "user", "content": _text(text)}],
+                                       "maxTokens": tokens})
+
+
+def _inputs(server):
+    # Input-required results (SEP-2322): on a 2026-07-28 request each ctx.request ends the call
+    # with the question (under the key the suite expects); the client's retry answers it. On a
+    # handshake session the same code asks the client for real.
+    @server.tool("test_input_required_result_elicitation", "Asks the user's name", ctx=True)
+    def ir_elicitation(ctx):
+        answer = ctx.request(_NAME[0], _NAME[1], key="user_name")
+        return "Hello, " + str((answer.get("content") or {}).get("name")) + "!"
+
+    @server.tool("test_input_required_result_sampling", "Asks the client's LLM", ctx=True)
+    def ir_sampling(ctx):
+        method, params = _sample("What is the capital of France?", 100)
+        answer = ctx.request(method, params, key="capital_question")
+        return "LLM said: " + _answer(answer.get("content"))
+
+    @server.tool("test_input_required_result_list_roots", "Asks the client's roots", ctx=True)
+    def ir_roots(ctx):
+        answer = ctx.request(_ROOTS[0], _ROOTS[1], key="client_roots")
+        return "Roots: " + _answer([r.get("uri") for r in answer.get("roots") or ()])
+
+    @server.tool("test_input_required_result_request_state", "Asks for a confirmation",
+                 ctx=True)
+    def ir_state(ctx):
+        answer = ctx.request("elicitation/create", _form("Please confirm", "ok", "boolean"),
+                             key="confirm")
+        return "state-ok: " + _answer(answer)
+
+    @server.tool("test_input_required_result_tampered_state", "Asks for a confirmation",
+                 ctx=True)
+    def ir_tampered(ctx):
+        answer = ctx.request("elicitation/create", _form("Please confirm", "ok", "boolean"),
+                             key="confirm")
+        return "confirmed: " + _answer(answer)
+
+    @server.tool("test_input_required_result_multiple_inputs", "Asks three things at once",
+                 ctx=True)
+    def ir_multiple(ctx):
+        got = ctx.requests({"user_name": _NAME, "greeting": _sample("Generate a greeting", 50),
+                            "client_roots": _ROOTS})
+        return "Got: " + ", ".join(sorted(got))
+
+    @server.tool("test_input_required_result_multi_round", "Asks twice, one after the other",
+                 ctx=True)
+    def ir_rounds(ctx):
+        name = ctx.request("elicitation/create", _form("Step 1: What is your name?", "name"),
+                           key="step1")
+        color = ctx.request("elicitation/create",
+                            _form("Step 2: What is your favorite color?", "color"), key="step2")
+        return ("Name " + _answer(name.get("content")) + ", color "
+                + _answer(color.get("content")))
+
+    @server.tool("test_input_required_result_capabilities",
+                 "Asks only what the client declared it can answer", ctx=True)
+    def ir_capabilities(ctx):
+        asks = {}
+        if ctx.can("sampling/createMessage"):
+            asks["capital_question"] = _sample("What is the capital of France?", 100)
+        if ctx.can("elicitation/create"):
+            asks["user_name"] = _NAME
+        if ctx.can("roots/list"):
+            asks["client_roots"] = _ROOTS
+        if not asks:
+            return "The client can be asked nothing"
+        return "Got: " + ", ".join(sorted(ctx.requests(asks)))
+
+    @server.prompt("test_input_required_result_prompt", "A prompt that asks for its context")
+    def ir_prompt():
+        answer = server.ctx.request("elicitation/create",
+                                    _form("What context should the prompt use?", "context"),
+                                    key="user_context")
+        return "Use this context: " + str((answer.get("content") or {}).get("context"))
+
+    # SEP-2575's diagnostic tools (server-stateless).
+    @server.tool("test_missing_capability", "Needs sampling, which a client may not declare",
+                 ctx=True)
+    def missing_capability(ctx):
+        method, params = _sample("Say hi", 10)
+        return "LLM said: " + _answer(ctx.request(method, params).get("content"))
+
+    @server.tool("test_streaming_elicitation", "Elicits while the request is open", ctx=True)
+    def streaming_elicitation(ctx):
+        return "User said: " + _answer(ctx.request(_NAME[0], _NAME[1]))
+
+    @server.tool("test_logging_tool", "Logs, at the level the request asks for", ctx=True)
+    def logging_tool(ctx):
+        ctx.log("info", "test_logging_tool ran")
+        return "Logged"
+
+
+def _tasks(server):
+    # The tasks extension's fixtures (SEP-2663). A generator tool runs in the serve loop's idle
+    # time, so a client may run it as a task (tinymcp/tasks.py); a plain one answers at once.
+    from tinymcp.clock import ticks_diff, ticks_ms
+    from tinymcp.jsonrpc import RpcError
+    from tinymcp.protocol import INTERNAL_ERROR
+
+    def wait(ms):
+        start = ticks_ms()
+        while ticks_diff(ticks_ms(), start) < ms:
+            yield ticks_diff(ticks_ms(), start) / ms
+
+    @server.tool("greet", "Greets someone, at once", inputs={"name": string("Who")})
+    def greet(name):
+        return "Hello, " + name + "!"
+
+    @server.tool("slow_compute", "Takes `seconds` seconds, then answers",
+                 inputs={"seconds?": number("How long", 0, 60, default=1)}, task="optional")
+    def slow_compute(seconds):
+        yield from wait(int(seconds * 1000))
+        return "Computed after " + str(seconds) + " s"
+
+    @server.tool("failing_job", "Fails as a tool (isError) after about a second",
+                 task="required")
+    def failing_job():
+        yield from wait(1000)
+        raise ValueError("failing_job failed, as it always does")
+
+    @server.tool("protocol_error_job", "Ends in a protocol error", task="optional")
+    def protocol_error_job():
+        yield 0
+        raise RpcError(INTERNAL_ERROR, "protocol_error_job: an internal failure")
 
 
 def _elicited(result):

@@ -10,9 +10,18 @@ TOOLS = {"test_simple_text", "test_image_content", "test_audio_content", "test_e
          "test_multiple_content_types", "test_tool_with_logging", "test_tool_with_progress",
          "test_error_handling", "test_sampling", "test_elicitation",
          "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums",
-         "test_reconnection", "json_schema_2020_12_tool"}
+         "test_reconnection", "json_schema_2020_12_tool",
+         # 0.2.0-alpha.12: input-required results (SEP-2322), SEP-2575's diagnostic tools
+         "test_input_required_result_elicitation", "test_input_required_result_sampling",
+         "test_input_required_result_list_roots", "test_input_required_result_request_state",
+         "test_input_required_result_tampered_state", "test_input_required_result_multiple_inputs",
+         "test_input_required_result_multi_round", "test_input_required_result_capabilities",
+         "test_missing_capability", "test_streaming_elicitation", "test_logging_tool",
+         # the tasks extension's (SEP-2663)
+         "greet", "slow_compute", "failing_job", "protocol_error_job"}
 PROMPTS = {"test_simple_prompt", "test_prompt_with_arguments",
-           "test_prompt_with_embedded_resource", "test_prompt_with_image"}
+           "test_prompt_with_embedded_resource", "test_prompt_with_image",
+           "test_input_required_result_prompt"}
 RUNTIMES = ["python", pytest.param("micropython", marks=pytest.mark.skipif(
     MICROPYTHON is None, reason="micropython is not installed"))]
 
@@ -127,3 +136,30 @@ def test_resources_and_prompts(board):
         "ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"},
         "argument": {"name": "arg1", "value": "par"}})["result"]["completion"]
     assert done["values"] == ["paris", "park", "party"]
+
+
+def test_input_required_fixtures_ask_under_the_suites_keys(board):
+    # On a handshake session the questions are real requests, carrying their key in _meta
+    # (io.tinymcp/input: [key, how many at once]) for a bridge serving a 2026-07-28 host.
+    board.send({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+        "name": "test_input_required_result_multiple_inputs", "arguments": {}}})
+    asks = [board.read() for _ in range(3)]
+    assert sorted(a["params"]["_meta"]["io.tinymcp/input"][0] for a in asks) == [
+        "client_roots", "greeting", "user_name"]
+    assert {a["params"]["_meta"]["io.tinymcp/input"][1] for a in asks} == {3}
+    answers = {"elicitation/create": {"action": "accept", "content": {"name": "Al"}},
+               "sampling/createMessage": {"role": "assistant", "model": "m",
+                                          "content": {"type": "text", "text": "hi"}},
+               "roots/list": {"roots": []}}
+    for ask in asks:
+        board.send({"jsonrpc": "2.0", "id": ask["id"], "result": answers[ask["method"]]})
+    text = board.response(5)["result"]["content"][0]["text"]
+    assert text == "Got: client_roots, greeting, user_name"
+
+
+def test_task_fixtures_declare_their_task_support(board):
+    tools = {t["name"]: t for t in board.request("tools/list")["result"]["tools"]}
+    support = {name: tools[name].get("execution", {}).get("taskSupport")
+               for name in ("greet", "slow_compute", "failing_job", "protocol_error_job")}
+    assert support == {"greet": None, "slow_compute": "optional", "failing_job": "required",
+                       "protocol_error_job": "optional"}

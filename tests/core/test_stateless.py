@@ -497,6 +497,82 @@ def test_request_state_from_another_request_is_refused():
     assert fails(server, "tools/call", params, caps=ELICIT)["code"] == -32602
 
 
+def test_an_edited_request_state_is_refused():
+    # requestState is signed with a per-boot key: a client may echo it, not edit what it says
+    # (issue 28: the conformance suite's input-required-result-tampered-state).
+    server = asking_server()
+    first = call(server, "tools/call", {"name": "order"}, caps=ELICIT)
+    key1 = list(first["inputRequests"])[0]
+    second = call(server, "tools/call", {"name": "order", "inputResponses": {
+        key1: accepted("Bo")}, "requestState": first["requestState"]}, caps=ELICIT)
+    state = second["requestState"]
+    key2 = list(second["inputRequests"])[0]
+    forged = state.replace('"Bo"', '"Mallory"')
+    assert forged != state
+    for bad in (forged, state + "-TAMPERED", state[:-1], "x" * 64 + state[64:]):
+        params = {"name": "order", "inputResponses": {key2: {"action": "accept"}},
+                  "requestState": bad}
+        assert fails(server, "tools/call", params, caps=ELICIT)["code"] == -32602
+    # Another boot's key: a state from before a reset is not this boot's.
+    import tinymcp.stateless as stateless
+    saved = list(stateless._KEY)
+    del stateless._KEY[:]
+    try:
+        params = {"name": "order", "inputResponses": {key2: {"action": "accept"}},
+                  "requestState": state}
+        assert fails(server, "tools/call", params, caps=ELICIT)["code"] == -32602
+    finally:
+        stateless._KEY[:] = saved
+    done = call(server, "tools/call", {"name": "order", "inputResponses": {
+        key2: {"action": "accept"}}, "requestState": state}, caps=ELICIT)
+    assert done["content"][0]["text"] == "ordered for Bo"
+
+
+def test_questions_asked_under_keys_and_several_at_once():
+    server = Server("ask", "0")
+    roots = ("roots/list", None)
+    sample = ("sampling/createMessage", {"messages": [], "maxTokens": 5})
+
+    @server.tool("both", "Asks two things at once, named", ctx=True)
+    def both(ctx):
+        got = ctx.requests({"user_name": ("elicitation/create", NAME_FORM), "where": roots})
+        return got["user_name"]["content"]["name"] + " in " + got["where"]["roots"][0]["uri"]
+
+    @server.tool("polite", "Asks only what the client can answer", ctx=True)
+    def polite(ctx):
+        asks = {"llm": sample}
+        if ctx.can("elicitation/create"):
+            asks["user_name"] = ("elicitation/create", NAME_FORM)
+        return ", ".join(sorted(ctx.requests(asks)))
+
+    caps = {"elicitation": {}, "roots": {}, "sampling": {}}
+    first = call(server, "tools/call", {"name": "both"}, caps=caps)
+    assert sorted(first["inputRequests"]) == ["user_name", "where"]
+    assert first["inputRequests"]["where"] == {"method": "roots/list"}
+    answers = {"user_name": accepted("Di"), "where": {"roots": [{"uri": "file:///d"}]}}
+    # Only one answered: the other is asked again, under the same binding.
+    again = call(server, "tools/call", {"name": "both", "requestState": first["requestState"],
+                                        "inputResponses": {"where": answers["where"]}},
+                 caps=caps)
+    assert list(again["inputRequests"]) == ["user_name"]
+    done = call(server, "tools/call", {"name": "both", "requestState": again["requestState"],
+                                       "inputResponses": {"user_name": answers["user_name"]}},
+                caps=caps)
+    assert done["content"][0]["text"] == "Di in file:///d"
+    # Answers given up front, with no state, and extra ones, are taken as they are.
+    extra = dict(answers, unknown={"action": "accept"})
+    done = call(server, "tools/call", {"name": "both", "inputResponses": extra}, caps=caps)
+    assert done["content"][0]["text"] == "Di in file:///d"
+    # An answer that is no object is refused, not handed to the tool.
+    bad = {"name": "both", "inputResponses": dict(answers, user_name=12345)}
+    assert fails(server, "tools/call", bad, caps=caps)["code"] == -32602
+    # ctx.can() reads the request's own capabilities.
+    only = call(server, "tools/call", {"name": "polite"}, caps={"sampling": {}})
+    assert list(only["inputRequests"]) == ["llm"]
+    assert sorted(call(server, "tools/call", {"name": "polite"}, caps=caps)[
+        "inputRequests"]) == ["llm", "user_name"]
+
+
 def test_asking_requires_the_client_capability():
     err = fails(asking_server(), "tools/call", {"name": "greet"}, caps={"sampling": {}})
     assert err["code"] == -32021

@@ -466,6 +466,32 @@ def test_a_tool_error_completes_the_task_with_it():
     assert got["status"] == "completed" and got["result"]["isError"] is True
 
 
+def test_a_protocol_error_fails_the_task_and_tasks_result_answers_it():
+    # SEP-2663: "failed" is for protocol-level errors, with the JSON-RPC error inlined (the
+    # conformance suite's protocol_error_job); a tool error stays a completed isError result.
+    from tinymcp.jsonrpc import RpcError
+    server = task_board()
+
+    @server.tool("broken", "Ends in a protocol error.", task="optional")
+    def broken():
+        yield
+        raise RpcError(-32603, "internal failure")
+
+    tid = result(server, "tools/call", stamped({"name": "broken"}))["taskId"]
+    finish(server)
+    got = result(server, "tasks/get", stamped({"taskId": tid}), 2)
+    assert got["status"] == "failed" and "result" not in got
+    assert got["error"] == {"code": -32603, "message": "internal failure"}
+    # In the 2025-11-25 tasks utility, tasks/result answers the error.
+    server = tasked()
+    server.tool("broken2", "Ends in a protocol error.", task="optional")(broken)
+    tid = create(server, "broken2", {})["taskId"]
+    finish(server)
+    assert result(server, "tasks/get", {"taskId": tid}, 2)["status"] == "failed"
+    assert error(server, "tasks/result", {"taskId": tid}, 3) == {
+        "code": -32603, "message": "internal failure"}
+
+
 def test_cancel_and_update_are_acknowledged_with_an_empty_result():
     # "On success, the server MUST acknowledge the request with an empty result." (both)
     server = task_board()

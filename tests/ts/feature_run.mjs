@@ -329,10 +329,14 @@ async function main() {
 
   const asks = named(/elicitation$/);
   await feature("elicitation", asks, async () => {
+    // Counted from here: a prompt got earlier may have elicited too (the conformance board's
+    // test_input_required_result_prompt).
+    const before = answered.elicitation;
     const result = await lib.call(client, { name: asks.name,
                                             arguments: { message: "Who are you?" } });
     check(!result.isError && /ada/.test(text(result)), `answer not used: ${text(result)}`);
-    check(answered.elicitation === 1, `${answered.elicitation} elicitations answered`);
+    check(answered.elicitation - before === 1,
+          `${answered.elicitation - before} elicitations answered`);
     return text(result);
   });
 

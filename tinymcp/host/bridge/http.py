@@ -20,7 +20,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from tinymcp.protocol import HEADER_MISMATCH, STATELESS, UNSUPPORTED_VERSION, VERSIONS
+from tinymcp.protocol import (HEADER_MISMATCH, STATELESS, UNSUPPORTED_VERSION,
+                              VERSION_META, VERSIONS)
 
 from tinymcp.host.bridge.auth import ACT, READ
 from tinymcp.host.bridge.guard import (CLIENT, MESSAGE, Connection, Guard, connection_cap,
@@ -41,6 +42,16 @@ SSE_HEADERS = [(b"content-type", b"text/event-stream"),
                (b"cache-control", b"no-cache, no-transform"),
                (b"connection", b"keep-alive"), (b"x-accel-buffering", b"no")]
 ENDED = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)
+
+
+def modern_body(msg):
+    # Whether a request body is in the 2026-07-28 shape: server/discover, or the _meta envelope.
+    if type(msg) is not dict:
+        return False
+    params = msg.get("params")
+    meta = params.get("_meta") if type(params) is dict else None
+    return msg.get("method") == "server/discover" or (
+        type(meta) is dict and VERSION_META in meta)
 
 
 class RecentEvents(EventStore):
@@ -216,10 +227,16 @@ class HttpFront:
                 return
         version = request.headers.get("mcp-protocol-version")
         if version is not None and version not in VERSIONS and version != STATELESS:
-            # 2026-07-28: 400 with an UnsupportedProtocolVersionError listing what is spoken.
+            # 2026-07-28: 400 with an UnsupportedProtocolVersionError listing what is spoken,
+            # answering the request's id. A request in the 2026-07-28 shape (no session, its
+            # _meta envelope or server/discover) is told what server/discover says.
+            rid = msg.get("id") if type(msg) is dict else None
             supported = [STATELESS] + list(VERSIONS)
+            if request.headers.get("mcp-session-id") is None and modern_body(msg):
+                supported = [STATELESS]
             await reject(400, "Bad Request: unsupported MCP-Protocol-Version %r (supported: %s)"
                           % (version[:40], ", ".join(supported)), code=UNSUPPORTED_VERSION,
+                          rid=rid if type(rid) in (int, str) else None,
                           data={"supported": supported, "requested": version[:40]})(
                               scope, receive, send)
             return

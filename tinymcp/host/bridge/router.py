@@ -6,7 +6,7 @@ import asyncio
 import itertools
 import logging
 
-from tinymcp.context import CLIENT_NEEDS as NEEDS
+from tinymcp.context import CAPABILITIES_META, CLIENT_NEEDS as NEEDS
 from tinymcp.protocol import INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND, OWNER_ENDED, OWNER_META
 
 from tinymcp.host.bridge.routes import (KINDS, OFFERS, Catalog, Routes, slug,
@@ -327,6 +327,9 @@ class Router:
         forward = dict(params)
         forward["_meta"] = meta = {k: v for k, v in meta.items()
                                    if not k.startswith("io.modelcontextprotocol/")}
+        caps = getattr(call, "caps", None)
+        if caps is not None:   # a 2026-07-28 host's capabilities, for a tool that asks (ctx.can)
+            meta[CAPABILITIES_META] = caps
         if "progressToken" not in meta or call is None:
             meta.pop("progressToken", None)
             return forward, None

@@ -8,8 +8,8 @@ from mcp.shared.inbound import classify_inbound_request
 from mcp_types import (CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY,
                        SERVER_INFO_META_KEY)
 
-from tinymcp.context import CLIENT_NEEDS as NEEDS, missing
-from tinymcp.protocol import (INVALID_PARAMS, INVALID_REQUEST, LEVELS,
+from tinymcp.context import CLIENT_NEEDS as NEEDS, INPUT_META, missing
+from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, LEVELS,
                               METHOD_NOT_FOUND, MISSING_CAPABILITY, RESOURCE_NOT_FOUND, STATELESS,
                               UNSUPPORTED_VERSION, VERSIONS as HANDSHAKE_VERSIONS)
 from tinymcp.stateless import SUBSCRIPTION_META
@@ -23,6 +23,7 @@ log = logging.getLogger("tinymcp.bridge.stateless")
 LIST_TTL_MS = 60000     # lists change only with the firmware (and then list_changed says so)
 SEVERAL_LIST_TTL_MS = 5000   # with several boards, also as boards come and go
 READ_TTL_MS = 0         # readings go stale at once
+KEPT_STATES = 256       # requestStates kept for a retry, the oldest dropped first
 DISCOVER_WAIT = 5.0     # seconds server/discover waits for a board that is still booting
 # From the catalogue (methods.py): REMOVED, the handshake era's methods, are not found here;
 # ASKING, whose board handler may ask the client, are answered input_required.
@@ -70,18 +71,18 @@ def envelope_error(body, undecided):
 
 class Exchange:
     # One host request on a board. For a call whose board handler may ask the client
-    # (tools/call, prompts/get, resources/read), the call keeps running on the board while the
-    # host answers through retries. The router hands it what the board says meanwhile.
-    __slots__ = ("call", "asked", "binding", "key", "bid", "reply", "rounds", "session", "rid")
+    # (tools/call, prompts/get, resources/read), the board's questions come here (ask) and
+    # StatelessEra.ask_through answers them or hands them to the host. The router hands it
+    # what the board says meanwhile.
+    __slots__ = ("call", "asked", "group", "binding", "rounds", "session", "rid", "caps")
 
     def __init__(self, binding, session, rid):
         self.call = None          # task: the board's answer to the forwarded request
-        self.asked = None         # future: the board's next request to the client
+        self.asked = None         # future: the board's next requests to the client
+        self.group = []           # those requests, as they come: (bid, method, params, reply, key)
         self.binding = binding    # (method, name or uri, arguments) a retry must repeat
-        self.key = None           # the inputRequests key the host must answer
-        self.bid = None           # the board's id of the request waiting for that answer
-        self.reply = None         # fn(msg): answers the board's request
-        self.rounds = 0
+        self.rounds = 0           # groups of questions the board asked in this run
+        self.caps = None          # the host's capabilities, for the board (router._map_progress)
         self.session = session    # the host request of the current round (logs go there)
         self.rid = rid
 
@@ -96,9 +97,24 @@ class Exchange:
     def ask(self, msg, reply, ended):
         # The board asks the client during this call: the question goes back to the host in an
         # input_required result -> None when taken, else why not.
+        # A board that asks several things at once (ctx.requests) names each question and how
+        # many there are in _meta[INPUT_META]; the host gets them together.
         if msg["method"] not in NEEDS or not asyncio.isfuture(self.asked) or self.asked.done():
             return "the host request it belongs to cannot take it"
-        self.asked.set_result((msg["id"], msg["method"], msg.get("params"), reply))
+        params = msg.get("params")
+        key, count = None, 1
+        meta = params.get("_meta") if type(params) is dict else None
+        named = meta.get(INPUT_META) if type(meta) is dict else None
+        if (type(named) is list and len(named) == 2 and type(named[0]) is str
+                and type(named[1]) is int):
+            key, count = named
+            meta = {k: v for k, v in meta.items() if k != INPUT_META}
+            params = dict(params, _meta=meta) if meta else {
+                k: v for k, v in params.items() if k != "_meta"}
+        self.group.append((msg["id"], msg["method"], params, reply, key))
+        if len(self.group) >= count:
+            self.asked.set_result(self.group)
+            self.group = []
         return None
 
     def cancel_ask(self, bid, params):
@@ -112,7 +128,7 @@ class StatelessEra:
         self.router = router
         self.subs = subs
         self.timeout = timeout
-        self.exchanges = {}   # requestState -> Exchange waiting for the host's retry
+        self.exchanges = {}   # requestState -> (binding, answers so far, keys asked)
 
     # -- requests ---------------------------------------------------------------------------
 
@@ -167,6 +183,8 @@ class StatelessEra:
                 return self.finish(method, params, await self.create_task(session, rid, params))
             if support == "required":
                 return missing_tasks()
+            if "task" in params:   # the handshake era's opt-in: this revision's server decides
+                params = {k: v for k, v in params.items() if k != "task"}
         if method not in FORWARDED:
             return err(METHOD_NOT_FOUND, "Method not found: " + method)
         if method in ASKING:
@@ -256,71 +274,102 @@ class StatelessEra:
     # -- input required: the board asks the client during a call ----------------------------
 
     async def ask_through(self, session, rid, method, params, caps):
+        # The board's call runs; what it asks is answered from the answers the host gave so far
+        # (kept under requestState) or goes back in an input_required result, and the board's
+        # call is then ended (its questions refused), so the board is never held by a host
+        # that does not retry. The retry runs the call again from the start.
         binding = [method, params.get(ASKING[method]), params.get("arguments")]
         state = params.get("requestState")
+        responses = params.get("inputResponses")
+        if responses is not None and type(responses) is not dict:
+            return err(INVALID_PARAMS, "Invalid params: inputResponses must be an object")
+        answers = dict(responses or {})
         if state is not None:
-            exchange = self.exchanges.get(state) if type(state) is str else None
-            if exchange is None or exchange.binding != binding:
+            # The state is a random key into what this bridge keeps: nothing in it to edit.
+            saved = self.exchanges.get(state) if type(state) is str else None
+            if saved is None or saved[0] != binding:
                 return err(INVALID_PARAMS, "Invalid params: requestState does not belong to "
-                           "this request (or its call has ended)")
-            responses = params.get("inputResponses")
-            if type(responses) is not dict or exchange.key not in responses:
-                # Nothing for the question asked: ask it again, under the same state.
-                return self._input_required(exchange, state)
-            del self.exchanges[state]
-            exchange.reply({"jsonrpc": "2.0", "id": exchange.bid,
-                            "result": responses[exchange.key]})
-            exchange.bid = exchange.reply = None
-        else:
-            forward = {k: v for k, v in params.items()
-                       if k not in ("inputResponses", "requestState")}
-            exchange = Exchange(binding, session, rid)
-            exchange.call = asyncio.get_running_loop().create_task(
-                self.router.request(method, forward, exchange))
-        exchange.session, exchange.rid = session, rid
-        exchange.asked = asyncio.get_running_loop().create_future()
-        try:
-            await asyncio.wait((exchange.call, exchange.asked),
-                               return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            if not exchange.call.done():
-                exchange.call.cancel()
-            raise
-        if exchange.call.done():
-            return exchange.call.result()
-        bid, ask_method, ask_params, reply = exchange.asked.result()
+                           "this request (or has been used)")
+            del self.exchanges[state]   # spent: each state answers one retry
+            answers = dict(saved[1])
+            for key in saved[2]:
+                if responses and key in responses:
+                    answers[key] = responses[key]
+        forward = {k: v for k, v in params.items() if k not in ("inputResponses", "requestState")}
+        exchange = Exchange(binding, session, rid)
+        # The board's session holds the bridge's capabilities: the host's ride in _meta,
+        # for a tool that asks only what the client can answer (ctx.can).
+        exchange.caps = caps
+        exchange.call = asyncio.get_running_loop().create_task(
+            self.router.request(method, forward, exchange))
+        while True:
+            exchange.asked = asyncio.get_running_loop().create_future()
+            try:
+                await asyncio.wait((exchange.call, exchange.asked),
+                                   return_when=asyncio.FIRST_COMPLETED)
+            except asyncio.CancelledError:
+                if not exchange.call.done():
+                    exchange.call.cancel()
+                raise
+            if exchange.call.done():
+                return exchange.call.result()
+            group = exchange.asked.result()
+            for bid, ask_method, ask_params, reply, key in group:
+                lacks = missing(caps, ask_method, ask_params)
+                if lacks is not None:   # never asked in a capability or mode the host lacks
+                    return self._lacks(exchange, group, ask_method, lacks)
+            exchange.rounds += 1
+            wanted = {}
+            for bid, ask_method, ask_params, reply, key in group:
+                key = key or "%s-%d" % (NEEDS[ask_method], exchange.rounds)
+                if key in answers and type(answers[key]) is not dict:
+                    return self._end(exchange, group, err(
+                        INVALID_PARAMS, "Invalid params: inputResponses[%s] must be an object"
+                        % key))
+                if key not in answers:
+                    request = {"method": ask_method}
+                    if ask_params is not None:
+                        request["params"] = ask_params
+                    wanted[key] = request
+            if not wanted:   # all answered already: the call goes on
+                for bid, ask_method, ask_params, reply, key in group:
+                    key = key or "%s-%d" % (NEEDS[ask_method], exchange.rounds)
+                    reply({"jsonrpc": "2.0", "id": bid, "result": answers[key]})
+                continue
+            state = uuid.uuid4().hex
+            self.exchanges[state] = (binding, answers, list(wanted))
+            while len(self.exchanges) > KEPT_STATES:   # the oldest unretried go first
+                self.exchanges.pop(next(iter(self.exchanges)))
+            return self._end(exchange, group, {"result": {
+                "resultType": "input_required", "inputRequests": wanted,
+                "requestState": state}})
+
+    @staticmethod
+    def _end(exchange, group, answer):
+        # The board's questions are refused: its call ends on its own, unseen, and the host
+        # gets `answer`.
+        for bid, _method, _params, reply, _key in group:
+            reply({"jsonrpc": "2.0", "id": bid, "error": {
+                "code": INTERNAL_ERROR, "message": "asked through an input-required result; "
+                "the client's retry runs the call again"}})
+        exchange.call.add_done_callback(log_failure)
+        return answer
+
+    @staticmethod
+    def _lacks(exchange, group, ask_method, lacks):
         need = NEEDS[ask_method]
-        lacks = missing(caps, ask_method, ask_params)
-        if lacks is not None:   # never asked in a capability or mode the host lacks
-            mode = list(lacks[need])
-            what = need + (" mode " + mode[0] if mode else "")
+        mode = list(lacks[need])
+        what = need + (" mode " + mode[0] if mode else "")
+        for bid, _method, _params, reply, _key in group:
             reply({"jsonrpc": "2.0", "id": bid, "error": {
                 "code": INVALID_PARAMS if mode else METHOD_NOT_FOUND,
                 "message": "the client does not support " + what,
                 "data": {"requiredCapabilities": lacks}}})
-            # The host gets its answer now; the board's call ends on its own, unseen.
-            exchange.call.add_done_callback(log_failure)
-            reply = err(MISSING_CAPABILITY, "Missing required client capability: " + what)
-            reply["error"]["data"] = {"requiredCapabilities": lacks}
-            return reply
-        exchange.rounds += 1
-        exchange.key = "%s-%d" % (need, exchange.rounds)
-        exchange.bid, exchange.reply = bid, reply
-        request = {"method": ask_method}
-        if ask_params is not None:
-            request["params"] = ask_params
-        exchange.asked = request
-        state = uuid.uuid4().hex
-        self.exchanges[state] = exchange
-        # When the board call ends (answered, timed out, reset), its state is no longer retryable.
-        exchange.call.add_done_callback(lambda _t: self.exchanges.pop(state, None))
-        return self._input_required(exchange, state)
-
-    @staticmethod
-    def _input_required(exchange, state):
-        return {"result": {"resultType": "input_required",
-                           "inputRequests": {exchange.key: exchange.asked},
-                           "requestState": state}}
+        # The host gets its answer now; the board's call ends on its own, unseen.
+        exchange.call.add_done_callback(log_failure)
+        reply = err(MISSING_CAPABILITY, "Missing required client capability: " + what)
+        reply["error"]["data"] = {"requiredCapabilities": lacks}
+        return reply
 
     # -- subscriptions/listen ---------------------------------------------------------------
 
