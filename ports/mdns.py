@@ -35,11 +35,11 @@ class Responder:
     announce_ms = 1000   # the second announcement, this long after the first (RFC 6762 8.3)
     quiet_ms = 1000      # a record is multicast at most once a second (RFC 6762 6)
 
-    def __init__(self, sock, packet, ttls):
+    def __init__(self, sock, packet, ttls, names):
         self.sock = sock
         self.packet = packet       # the answer: every record, built once
         self.ttls = ttls           # where each TTL sits in it
-        self.names = None          # (instance, host) on the wire, lowercase: what we answer for
+        self.names = names         # (service, instance, host) on the wire, lowercase: what we answer for
         self.buf = bytearray(512)  # one query at a time (a longer one is cut: its questions come first)
         self.sent = ticks_ms()
         self.owed = 1              # answers due once quiet_ms has passed (the second announcement)
@@ -153,8 +153,7 @@ def start(server, address, port, token_needed, log=print):
             sock.close()
         log("tinymcp: not announced over mDNS (%s); reach the board at %s:%d" % (e, address, port))
         return None
-    responder = Responder(sock, packet, ttls)
-    responder.names = names
+    responder = Responder(sock, packet, ttls, names)
     responder._send()   # the announcement; the second follows a second later (owed)
     responder.owed = 1
     log("tinymcp: announced over mDNS as " + instance)

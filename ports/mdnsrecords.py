@@ -59,7 +59,7 @@ def _unique(port):
     except (ImportError, AttributeError):
         pass
     try:
-        host = socket.gethostname().split(".")[0]
+        host = getattr(socket, "gethostname")().split(".")[0]   # CPython's only
     except (AttributeError, OSError):   # the unix port has no gethostname
         host = ""
     return ("%s-%d" % (host, port)).strip("-")[-40:]
@@ -96,7 +96,7 @@ def own_address(host):
     probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
         probe.connect(socket.getaddrinfo(GROUP, 5353)[0][-1])
-        return probe.getsockname()[0]
+        return getattr(probe, "getsockname")()[0]   # CPython's only
     except (AttributeError, OSError, IndexError):
         return None
     finally:

@@ -157,11 +157,11 @@ def _address(peer):
 
 
 def listen(server, host="0.0.0.0", port=8765, token=None, log=print, announce=None,
-           advertise=True):
+           advertise=None):
     # Serve clients one after another, for ever. What it says once the socket listens (and
     # only then: a client told where to connect must find it there) is announce, if given.
     # advertise: announce the board over mDNS (ports/mdns.py) at the address it is reached at:
-    # True for the host bound (for 0.0.0.0, the one multicast leaves from), or that address;
+    # None for the host bound (for 0.0.0.0, the one multicast leaves from), or that address;
     # False: not at all. The responder is read while no client is served and in the idle time.
     address = socket.getaddrinfo(host, port)[0][-1]
     listener = socket.socket()
@@ -173,7 +173,7 @@ def listen(server, host="0.0.0.0", port=8765, token=None, log=print, announce=No
     waiting = select.poll()
     waiting.register(listener, select.POLLIN)
     responder = hook = None
-    if advertise:
+    if advertise is not False:
         from ports.mdns import start
         where = advertise if type(advertise) is str else once("ports.mdnsrecords.own_address", host)
         responder = start(server, where, port, bool(token), log) if where else None

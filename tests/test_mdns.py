@@ -28,8 +28,7 @@ def query(*questions, flags=0):
 def responder():
     packet, ttls, names, instance = records(Server("tinymcp-test", "1.0"), "10.0.0.7", 8765, True)
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    responder = Responder(sock, packet, ttls)
-    responder.names = names
+    responder = Responder(sock, packet, ttls, names)
     responder.instance = instance[:-len("._mcp._tcp.local")]
     yield responder
     sock.close()

@@ -183,7 +183,7 @@ if __name__ == "__main__":
         host, _, port = listen_on.rpartition(":")
         try:
             listen(build(), host or "0.0.0.0", int(port), _option("--token"), _log,
-                   advertise="--no-mdns" not in sys.argv)
+                   advertise=False if "--no-mdns" in sys.argv else None)
         except KeyboardInterrupt:   # Ctrl-C (SIGINT): the goodbye has gone out
             pass
     else:

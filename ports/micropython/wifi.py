@@ -131,7 +131,7 @@ def serve(server, found):
         listen(server, "0.0.0.0", port, found["token"],
                announce="tinymcp: on Wi-Fi %s as %s; MCP on %s:%d (token required)"
                         % (found["ssid"], address, address, port),
-               advertise=address if found.get("mdns", True) is not False else False)
+               advertise=False if found.get("mdns") is False else address)
     except OSError as e:
         print("tinymcp: the network server stopped: " + str(e))
         if hasattr(sys, "print_exception"):
