@@ -5,12 +5,14 @@
 # in a network namespace of its own (tests/bridge/discover_scenario.py, under `unshare -n`),
 # whose one interface is its loopback; where none can be made the test says so, and fails in CI.
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 
 from tests.board_process import MICROPYTHON, REPO
+from tests.bridge.conftest import bridge_script
 from tests.bridge.discover_scenario import TOKEN
 from tests.needs import missing
 
@@ -112,3 +114,14 @@ def test_discover_options_that_make_no_sense_are_refused(argv, why, capsys):
         main(argv)
     assert exit_.value.code == 2
     assert why in capsys.readouterr().err
+
+
+def test_a_host_config_with_discover_carries_the_board_token_in_its_env(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TINYMCP_")}
+    printed = subprocess.run([bridge_script(), "--print-config", "cursor", "--port", "discover"],
+                             cwd=str(tmp_path), env=dict(env, TINYMCP_BOARD_TOKEN=TOKEN),
+                             capture_output=True, text=True, timeout=60)
+    assert printed.returncode == 0, printed.stderr
+    entry = json.loads(printed.stdout)["mcpServers"]["tinymcp"]
+    assert entry["args"] == ["--port", "discover"]
+    assert entry["env"] == {"TINYMCP_BOARD_TOKEN": "<set TINYMCP_BOARD_TOKEN>"}   # never shown
