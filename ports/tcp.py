@@ -5,10 +5,14 @@
 #   from ports.tcp import listen
 #   listen(server, "0.0.0.0", 8765, token)      # returns only on an error of the socket
 #
+# It announces the board over mDNS as _mcp._tcp.local (ports/mdns.py) while it listens, and says
+# goodbye when it stops: `tinymcp-bridge --port discover` finds it without its address.
+#
 # Anyone on the LAN can reach the port: docs/network.md says what the token does and does not do.
 import select
 import socket
 
+from tinymcp import once
 from tinymcp.channel import Channel, Lines
 from tinymcp.clock import ticks_diff, ticks_ms
 from tinymcp.framing import Out
@@ -152,18 +156,42 @@ def _address(peer):
     return repr(peer)
 
 
-def listen(server, host="0.0.0.0", port=8765, token=None, log=print, announce=None):
+def listen(server, host="0.0.0.0", port=8765, token=None, log=print, announce=None,
+           advertise=None):
     # Serve clients one after another, for ever. What it says once the socket listens (and
     # only then: a client told where to connect must find it there) is announce, if given.
+    # advertise: announce the board over mDNS (ports/mdns.py) at the address it is reached at:
+    # None for the host bound (for 0.0.0.0, the one multicast leaves from), or that address;
+    # False: not at all. The responder is read while no client is served and in the idle time.
     address = socket.getaddrinfo(host, port)[0][-1]
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(address)
     listener.listen(1)
+    listener.setblocking(False)
     log(announce or "tinymcp: listening on %s:%d%s" % (host, port, " (token required)" if token else ""))
+    waiting = select.poll()
+    waiting.register(listener, select.POLLIN)
+    responder = hook = None
+    if advertise is not False:
+        from ports.mdns import start
+        where = advertise if type(advertise) is str else once("ports.mdnsrecords.own_address", host)
+        responder = start(server, where, port, bool(token), log) if where else None
+    if responder is not None:
+        hook = responder.poll
+        server.idle.append(hook)
+        waiting.register(responder.sock, select.POLLIN)
     try:
         while True:
-            client, peer = listener.accept()
+            waiting.poll(-1 if responder is None else responder.quiet_ms // 4)
+            if responder is not None:
+                responder.poll()
+            try:
+                client, peer = listener.accept()
+            except OSError as e:
+                if e.args and e.args[0] in _EAGAIN:
+                    continue   # the responder's turn, or a client that went before it was taken
+                raise
             stream = SocketStream(client)
             try:
                 if token and not stream.authenticate(token):
@@ -173,4 +201,7 @@ def listen(server, host="0.0.0.0", port=8765, token=None, log=print, announce=No
             finally:
                 stream.close()
     finally:
+        if responder is not None:
+            server.idle.remove(hook)
+            responder.close()   # the goodbye: browsers forget the board now
         listener.close()

@@ -62,6 +62,10 @@ LATER = (
                                    "with ports.micropython.boot",  "release"),
     ("boot.start(), then",         "ports.micropython.safeboot.on_network",
                                    "with ports.micropython.boot",  "release"),
+    ("ports.tcp.listen() on 0.0.0.0", "ports.mdnsrecords.own_address",
+                                   "with ports.mdns",              "release"),
+    ("ports.mdns.start()",         "ports.mdnsrecords.records",
+                                   "with ports.mdns",              "release"),
     ("start(heartbeat=, watchdog_ms=)", "ports.micropython.idle.watch",
                                    "if idle",                      "keep"),
 )

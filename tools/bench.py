@@ -499,6 +499,7 @@ def heap(quick):
                 found[runner]["probed"] = probe(runner, tree, ["session=boards.sim.main",
                                                                "probe=1"])
                 found[runner]["serving"] = probe(runner, tree, ["serving=boards.rpi_pico.main"])
+            found[runner]["mdns"] = probe(runner, tree, ["mdns=boards.rpi_pico.main"])
         found["romfs"], refused = romfs_heap(runners, mpy_tree, os.path.join(tmp, "romfs"), n)
         for runner in refused:
             found["notes"].append("%s: this build has no vfs.VfsRom, so the ROMFS rows come "
@@ -763,6 +764,11 @@ def rows_for(results):
                 add("held serving over USB, boards/rpi_pico (boot.start() built it and set up "
                     "its serve loop: ports, channel, framing, their buffers)", serving, None,
                     kib(serving))
+            mdns = c[runner].get("mdns", {})
+            if mdns.get("held_mdns"):
+                add("held by the mDNS responder once announced (ports/mdns.py, network.json's TCP "
+                    "mode only: its module, %d B answer, 512 B query buffer), boards/rpi_pico"
+                    % mdns["mdns_packet"], mdns["held_mdns"], None, kib(mdns["held_mdns"]))
             add("held after a session (caches filled), sim board", sim["held_session"], None,
                 kib(sim["held_session"]))
             if "held_history" in sim:

@@ -178,9 +178,13 @@ if __name__ == "__main__":
             sys.exit(2)
         except KeyboardInterrupt:
             pass
-    elif listen_on:  # the board on the network: --listen HOST:PORT [--token TOKEN]
-        from ports.tcp import listen
+    elif listen_on:  # the board on the network: --listen HOST:PORT [--token TOKEN] [--no-mdns]
+        from ports.tcp import listen   # announced over mDNS as _mcp._tcp unless --no-mdns
         host, _, port = listen_on.rpartition(":")
-        listen(build(), host or "0.0.0.0", int(port), _option("--token"), _log)
+        try:
+            listen(build(), host or "0.0.0.0", int(port), _option("--token"), _log,
+                   advertise=False if "--no-mdns" in sys.argv else None)
+        except KeyboardInterrupt:   # Ctrl-C (SIGINT): the goodbye has gone out
+            pass
     else:
         serve(build())  # the MicroPython port collects garbage before its line buffer

@@ -3,7 +3,8 @@
 #
 # The settings live on the board, never in the code: network.json in its root,
 #   {"ssid": "bench-lab", "password": "...", "token": "...", "port": 8765}
-# written by `tinymcp-deploy --wifi SSID` (docs/network.md). Without the file the
+# written by `tinymcp-deploy --wifi SSID` (docs/network.md); the board announces itself over mDNS
+# (ports/mdns.py: `tinymcp-bridge --port discover` finds it) unless "mdns": false. Without the file the
 # board serves over USB as usual; with it but without a token it refuses to listen. With an
 # "mqtt" section it serves through that broker instead (no token: the broker's auth decides):
 #   "mqtt": {"url": "mqtt://broker.lan:1883", "username": "...", "password": "...",
@@ -129,7 +130,8 @@ def serve(server, found):
     try:
         listen(server, "0.0.0.0", port, found["token"],
                announce="tinymcp: on Wi-Fi %s as %s; MCP on %s:%d (token required)"
-                        % (found["ssid"], address, address, port))
+                        % (found["ssid"], address, address, port),
+               advertise=False if found.get("mdns") is False else address)
     except OSError as e:
         print("tinymcp: the network server stopped: " + str(e))
         if hasattr(sys, "print_exception"):

@@ -78,9 +78,13 @@ def test_the_network_code_follows_the_network_json_the_board_will_hold(repo, boa
     usb, tcp, mqtt = (files_of(repo, board, mode) for mode in ("usb", "tcp", "mqtt"))
     network = set(NETWORK_CODE)
     assert not usb & network and "ports/micropython/boot.py" in usb   # safe boot stays
-    assert tcp & network == {"ports/micropython/wifi.py", "ports/tcp.py"}   # no MQTT client
-    assert mqtt & network == network                                  # MQTT runs over tcp's stream
-    assert usb | network == tcp | network == mqtt == files_of(repo, board)  # None: every mode
+    mdns = {"ports/mdns.py", "ports/mdnsrecords.py"}
+    assert tcp & network == {"ports/micropython/wifi.py", "ports/tcp.py"} | mdns   # no MQTT
+                                                                  # client; announced over mDNS
+    assert mqtt & network == network - mdns   # MQTT runs over tcp's stream; the broker, not
+                                              # mDNS, is its discovery
+    assert usb | network == tcp | network == mqtt | network == files_of(repo, board)
+    assert files_of(repo, board) >= network                           # None: every mode
 
 
 def board_serving_with(tmp_path, name, serving):
@@ -127,8 +131,10 @@ def test_a_dry_run_builds_for_the_network_json_wifi_and_mqtt_would_write(repo, t
         assert MODES[name] in capsys.readouterr().out
     assert not [f for f in images["usb"] if f.startswith(("ports/tcp", "ports/mqtt"))]
     assert "ports/micropython/wifi.mpy" not in images["usb"]
-    assert images["tcp"] - images["usb"] == {"ports/micropython/wifi.mpy", "ports/tcp.mpy"}
+    mdns = {"ports/mdns.mpy", "ports/mdnsrecords.mpy"}   # TCP's announcement over mDNS
+    assert images["tcp"] - images["usb"] == {"ports/micropython/wifi.mpy", "ports/tcp.mpy"} | mdns
     assert images["mqtt"] - images["tcp"] == {"ports/mqtt.mpy", "ports/mqtt5.mpy"}
+    assert not images["mqtt"] & mdns                     # a broker is the MQTT board's discovery
 
 
 @pytest.mark.skipif(MICROPYTHON is None, reason="the image runs under micropython")

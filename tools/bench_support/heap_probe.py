@@ -9,6 +9,9 @@
 #                                 board lacks: server/discover first, then initialize
 #   probe serving=MODULE          held once the board's safe boot (ports/micropython/boot.py's
 #                                 start) has built it and set up its serve loop over USB
+#   probe mdns=MODULE             held by the mDNS responder (ports/mdns.py) of the board built,
+#                                 announced (over socket_standin.py: nothing is sent), beyond
+#                                 what serving over TCP holds (ports/tcp.py imported)
 #   ... romfs=IMAGE               import everything from a ROMFS image mounted with vfs.VfsRom
 #
 # Prints one JSON object. The headline figures use only the public surface (build(),
@@ -25,7 +28,7 @@ import json
 import sys
 
 opts = {"board": "ref_board", "n": "100", "modules": "", "session": "", "romfs": "", "probe": "",
-        "serving": ""}
+        "serving": "", "mdns": ""}
 for arg in sys.argv[1:]:
     key, _, value = arg.partition("=")
     opts[key] = value
@@ -582,8 +585,29 @@ def serving_costs(board_name):
     out["held_serving"] = (yield from held()) - base
 
 
+def mdns_costs(board_name):
+    # What announcing the built board over mDNS holds: ports/mdns.py, its responder, its
+    # answer packet and query buffer (the socket a stand-in: see socket_standin.py).
+    import socket_standin
+    real = sys.modules.get("socket")
+    sys.modules["socket"] = socket_standin
+    board = __import__(board_name, None, None, ["build"])
+    server = board.build()
+    import ports.tcp  # noqa: F401  (what a board serving over TCP holds anyway)
+    base = yield from held()
+    from ports.mdns import start
+    kept = [start(server, "192.168.1.77", 8765, True, lambda text: None)]
+    out["held_mdns"] = (yield from held()) - base
+    out["mdns_packet"] = len(kept[0].packet)
+    if real is not None:
+        sys.modules["socket"] = real
+
+
 def main():
-    if opts["serving"]:
+    if opts["mdns"]:
+        out["board"] = opts["mdns"]
+        yield from mdns_costs(opts["mdns"])
+    elif opts["serving"]:
         out["board"] = opts["serving"]
         yield from serving_costs(opts["serving"])
     elif opts["modules"]:

@@ -16,10 +16,15 @@ from tinymcp.host.bridge.options import (BOARD_TOKEN_ENV, TOKEN_ENV, build_parse
 
 log = logging.getLogger("tinymcp.bridge")
 
-def list_ports(out):
+def list_ports(out, discover=False, token=None):
     from tinymcp.host.bridge.discovery import list_ports_text
     for line in list_ports_text():
         print(line, file=out)
+    if discover:   # the boards announced on the network (mDNS), after a few seconds' look
+        from tinymcp.host.bridge.mdns import list_text
+        print(file=out)
+        for line in list_text(token):
+            print(line, file=out)
     return 0
 
 
@@ -74,8 +79,11 @@ def main(argv=None):
         return install.main(sys.argv[1:] if argv is None else argv)
     if args.name is not None:
         parser.error("--name goes with --install or --print-config")
+    if args.discover and not args.list_ports:
+        parser.error("--discover goes with --list-ports (to serve what it finds: --port discover)")
     if args.list_ports:
-        return list_ports(sys.stdout)
+        return list_ports(sys.stdout, args.discover,
+                          _secret(args.board_token, "--board-token", BOARD_TOKEN_ENV))
     specs, several = checked(parser, args)
     pins = load_pins(parser, args)
     if pins is None:
@@ -242,6 +250,18 @@ async def run(args, specs, several, opened, http, sock, demo, pins=None):
         named = {os.path.realpath(device) for _spec, device, _port, _sim in opened}
         discovery = Discovery(args.baud, PluggedBoards(router, session_for, named))
         tasks.append(loop.create_task(discovery.run()))
+    if any(spec.kind == "discover" for spec in specs):
+        from tinymcp.host.bridge.mdns import Discover
+        from tinymcp.host.bridge.mqtt import BrokerBoards   # labels boards that come and go
+
+        def announced_session(connect):
+            # -> make_session(events) for a board found over mDNS (mdns.py): a network board.
+            def make_session(events):
+                return BoardSession(connect, args.timeout, link_mode=args.link,
+                                    restart=not args.no_restart, events=events)
+            return make_session
+        discover = Discover(BrokerBoards(router, announced_session), args.board_token, args.baud)
+        tasks.append(loop.create_task(discover.run()))
     if args.mqtt:
         from tinymcp.host.bridge.mqtt import serve_brokers
         for broker in serve_brokers(args.mqtt, args.mqtt_filter, router, broker_session,

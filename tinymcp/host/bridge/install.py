@@ -19,7 +19,7 @@ NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 NOT_INSTALLED = (("http", "--http"), ("token", "--token"), ("demo", "--demo"),
                  ("demo_seconds", "--demo-seconds"), ("list_ports", "--list-ports"),
                  ("no_auth", "--no-auth"), ("oauth_issuer", "--oauth-issuer"),
-                 ("public_url", "--public-url"))
+                 ("public_url", "--public-url"), ("discover", "--discover"))
 # Taken out of the arguments written: ours, and the token (written as env instead).
 # --trust is a one-shot run (accept and exit): a host starting it would never be served.
 TAKEN_OUT = ("--install", "--print-config", "--name", "--board-token", "--trust")
@@ -236,7 +236,8 @@ def main(argv, platform=sys.platform, environ=os.environ, out=None, err=None):
     host = args.install or args.print_config
     path = config_path(host, platform, environ)
     token = args.board_token
-    if token is None and any(spec.kind == "port" and is_url(spec.target) for spec in specs):
+    if token is None and any((spec.kind == "port" and is_url(spec.target))
+                             or spec.kind == "discover" for spec in specs):
         token = environ.get(BOARD_TOKEN_ENV) or None
     env = {BOARD_TOKEN_ENV: token} if token else {}
     if args.mqtt:   # the broker's login, certificate and CA go where the host starts the bridge

@@ -10,7 +10,8 @@ from tinymcp.host.bridge.hostconfigs import HOSTS
 
 TOKEN_ENV = "TINYMCP_BRIDGE_TOKEN"
 BOARD_TOKEN_ENV = "TINYMCP_BOARD_TOKEN"
-# One board of the command line: kind "port" (a device or a URL), "sim" or "auto".
+# One board of the command line: kind "port" (a device or a URL), "sim", "auto" or "discover".
+FINDERS = ("auto", "discover")   # --port values that find boards, each board labelled its own way
 Spec = collections.namedtuple("Spec", "label kind target given")
 
 
@@ -20,7 +21,8 @@ def build_parser():
                            "hosts over stdio or Streamable HTTP.")
     p.add_argument("--port", action="append", default=[], metavar="[LABEL=]DEVICE",
                    help="a board's serial port (/dev/ttyACM0), a pyserial URL (socket://HOST:PORT: "
-                        "a board on the network), or auto: every MicroPython USB board, now or "
+                        "a board on the network), auto: every MicroPython USB board, now or "
+                        "later, or discover: every board announced on the network (mDNS), now or "
                         "later. Repeatable; LABEL (a-z, 0-9, -) names the board")
     p.add_argument("--sim", action="append", default=[], nargs="?", const="sim",
                    metavar="[LABEL=]BOARD",
@@ -40,6 +42,9 @@ def build_parser():
                         "board; their tools say so). Without it such a broker's boards are "
                         "not served (docs/fleet.md)")
     p.add_argument("--list-ports", action="store_true", help="list serial ports and exit")
+    p.add_argument("--discover", action="store_true",
+                   help="with --list-ports: also the boards announced on the network (mDNS "
+                        "_mcp._tcp), looked for a few seconds")
     p.add_argument("--board-token", metavar="TOKEN",
                    help="what boards on the network (socket://) require first. Every local user "
                         "can read a command line: prefer $%s" % BOARD_TOKEN_ENV)
@@ -120,19 +125,20 @@ def board_specs(args):
             elif not LABEL.match(label):
                 raise ValueError("board label %r: a-z, 0-9 and -, a letter first, at most 24"
                                  % label)
-            if kind == "port" and target == "auto":
+            if kind == "port" and target in FINDERS:
                 if label:
-                    raise ValueError("--port auto takes no label: each board it finds gets its "
-                                     "own, from its name")
-                kind = "auto"
+                    raise ValueError("--port %s takes no label: each board it finds gets its "
+                                     "own, from its name" % target)
+                kind = target
             specs.append(Spec(label, kind, target, given))
-    if sum(spec.kind == "auto" for spec in specs) > 1:
-        raise ValueError("--port auto is given once")
+    for finder in FINDERS:
+        if sum(spec.kind == finder for spec in specs) > 1:
+            raise ValueError("--port %s is given once" % finder)
     labels = [spec.label for spec in specs if spec.label]
     for label in labels:
         if labels.count(label) > 1:
             raise ValueError("two boards are labelled %r" % label)
-    several = len(specs) > 1 or any(spec.kind == "auto" for spec in specs) or bool(args.mqtt)
+    several = len(specs) > 1 or any(spec.kind in FINDERS for spec in specs) or bool(args.mqtt)
     if several:   # a simulated board without a label is named after its board folder
         for i, spec in enumerate(specs):
             if spec.kind == "sim" and not spec.label:

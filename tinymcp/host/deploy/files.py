@@ -159,10 +159,13 @@ STATELESS = "tinymcp/stateless.py"
 
 
 # The network code a board's boot reaches (ports/micropython/boot.py imports wifi only when the
-# board holds network.json; wifi imports ports/tcp, or ports/mqtt when the file has "mqtt").
+# board holds network.json; wifi imports ports/tcp, whose listen() announces the board over mDNS
+# with ports/mdns (and ports/mdnsrecords, loaded later), or ports/mqtt when the file has "mqtt":
+# the broker is its discovery).
 # The board's configuration, as network.json will say on it -> the network files it runs:
-NETWORK_CODE = ("ports/micropython/wifi.py", "ports/tcp.py", "ports/mqtt.py", "ports/mqtt5.py")
-NETWORK = {"usb": (), "tcp": NETWORK_CODE[:2], "mqtt": NETWORK_CODE}
+NETWORK_CODE = ("ports/micropython/wifi.py", "ports/tcp.py", "ports/mdns.py",
+                "ports/mdnsrecords.py", "ports/mqtt.py", "ports/mqtt5.py")
+NETWORK = {"usb": (), "tcp": NETWORK_CODE[:4], "mqtt": NETWORK_CODE[:2] + NETWORK_CODE[4:]}
 
 
 # boot.start() loads its idle poll (ports/micropython/idle.py) only for a heartbeat LED or a
