@@ -127,3 +127,20 @@ def test_crlf_lines_and_blank_lines(board):
 def test_interrupt_byte_ends_serving_cleanly(board):
     board.send_raw(b"\x03")
     assert board.proc.wait(timeout=10) == 0
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_initialize_after_server_discover_on_the_boards_stdio(runtime):
+    # Claude Code's order: a server/discover probe, then initialize on the same stdio.
+    proc = BoardProcess(runtime)
+    try:
+        found = proc.request("server/discover", {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}})
+        assert "2026-07-28" in found["result"]["supportedVersions"]
+        init = proc.initialize()
+        assert init["result"]["protocolVersion"] == "2025-11-25", init
+        assert proc.request("ping")["result"] == {}
+        still_serving(proc)
+    finally:
+        assert proc.close() == 0
