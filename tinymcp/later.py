@@ -5,9 +5,9 @@
 # (which holds the call sites to this table) read it; a board never imports it.
 #
 # shipped: "with M": whenever module M is shipped; "if F": when deploy's trace of the board finds
-# F (completions, long_tools, leases, context), its __main__ block asks for it (idle), or the link
-# is CBOR (cbor). after: "release": dropped after each call, kept only where docs/ram.md shows it
-# saves about 1 KiB or more between calls; "keep": held from its first load on.
+# F (completions, long_tools, leases, context, jsonschema), its __main__ block asks for it
+# (idle), or the link is CBOR (cbor). after: "release": dropped after each call, kept only where
+# docs/ram.md shows it saves about 1 KiB or more between calls; "keep": held from its first load on.
 LATER = (
     # trigger                       target
     #                               shipped                          after
@@ -30,6 +30,10 @@ LATER = (
                                    "if long_tools",                "keep"),
     ("a first call with lease_s",  "tinymcp.leases.Leases",
                                    "if leases",                    "keep"),
+    ("a rich schema declared",     "tinymcp.jsonschema.vet",
+                                   "if jsonschema",                "release"),
+    ("that tool's first call",     "tinymcp.jsonschema.arguments",
+                                   "if jsonschema",                "keep"),
     ("a first ctx tool call",      "tinymcp.context.Context",
                                    "if context",                   "keep"),
     ("a channel opens",            "tinymcp.linkmode.offer",

@@ -1,5 +1,5 @@
 # Tools: one decorated function each; its declared schema drives tools/list and validation.
-from tinymcp import schema
+from tinymcp import once, schema
 from tinymcp.protocol import const
 from tinymcp.registry import Registry
 
@@ -29,9 +29,14 @@ def error_result(text):
 
 class Tools(Registry):
     tasks = False  # a tool declares task support: the server offers tasks (tinymcp/tasks.py)
+    rich = ()      # tools whose inputs tinymcp/jsonschema.py checks (beyond schema.plain)
 
     def add(self, fn, name, description, inputs, outputs, title, hints, wants_ctx):
-        self.put((name, fn, description, title, inputs or {}, outputs, hints, wants_ctx))
+        inputs = inputs or {}
+        if not schema.plain(inputs if type(inputs.get("type")) is str else {"properties": inputs}):
+            once("tinymcp.jsonschema.vet", inputs)  # raises what this board cannot check
+            self.rich = self.rich + (name,)
+        self.put((name, fn, description, title, inputs, outputs, hints, wants_ctx))
 
     def call(self, server, params):
         tool = self.named(params, "tool")
@@ -45,7 +50,13 @@ class Tools(Registry):
             args = {}
         # Argument problems and tool failures are results with isError, so a model can retry.
         declared = tool[_INPUTS]
-        problem = schema.arguments(declared, args) if type(args) is dict else "expected an object"
+        if type(args) is not dict:
+            problem = "expected an object"
+        elif name in self.rich:
+            from tinymcp.jsonschema import arguments
+            problem = arguments(declared, args)
+        else:
+            problem = schema.arguments(declared, args)
         if problem:
             value = error_result("Invalid arguments for " + name + ": " + problem)
         else:
