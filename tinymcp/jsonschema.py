@@ -1,7 +1,8 @@
 # JSON Schema 2020-12 beyond tinymcp/schema.py's keywords ($ref, allOf, if/then/else, pattern,
-# formats...), for a board that declares such a schema. vet() runs as the tool is registered and
-# refuses what this board cannot check; arguments() checks that tool's calls. Loaded only for
-# such a board (tinymcp/later.py): the schema helpers stay the cheap path.
+# formats...), for a board that declares such a schema (tinymcp/schemakind.py tells). guard()
+# runs as the tool is registered, refuses what this board cannot check, and puts a check of the
+# arguments before the tool. Loaded only for such a board (tinymcp/later.py): the schema helpers
+# stay the cheap path.
 import re
 
 from tinymcp.schema import obj, _join, _json_type, _show, _type_ok, _where
@@ -19,17 +20,22 @@ _FORMATS = ("date-time", "date", "time", "email", "uuid", "ipv4", "uri")
 _DEPTH = 64   # subschemas deep (refs followed included) before a check gives up
 
 
-def vet(schema):
-    # Raises ValueError naming what the board cannot check in schema (a whole schema, or the
-    # compact {"name": schema, "optional?": schema} form).
-    root = _whole(schema)
+def guard(fn, declared):
+    # -> fn behind a check of its arguments against declared (a whole schema, or the compact
+    # {"name": schema, "optional?": schema} form); raises ValueError naming what the board
+    # cannot check in it. A call whose arguments do not fit gets an isError result.
+    root = _whole(declared)
     _vet(root, root, True)
 
-
-def arguments(declared, args):
-    # -> None when args fit, else the sentence for the model (as tinymcp/schema.py words it).
-    root = _whole(declared)
-    return _check(root, root, args, "", 0)
+    def checked(**args):
+        ctx = args.pop("ctx", None)
+        problem = _check(root, root, args, "", 0)
+        if problem:
+            raise ValueError("Invalid arguments: " + problem)
+        if ctx is not None:
+            args["ctx"] = ctx
+        return fn(**args)
+    return checked
 
 
 def _whole(schema):

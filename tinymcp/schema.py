@@ -122,25 +122,6 @@ def check(schema, value, path=""):
     return None
 
 
-def plain(schema):
-    # Whether check() knows every keyword of schema and its subschemas; a schema with others
-    # ($ref, allOf, pattern...) is tinymcp/jsonschema.py's, loaded for it alone.
-    for key in schema:
-        if key not in _PLAIN:
-            return False
-        sub = schema[key]
-        if type(sub) is dict and key != "default" and key != "const":  # values, not schemas
-            for s in (sub.values() if key == "properties" else (sub,)):
-                if type(s) is dict and not plain(s):
-                    return False
-    return True
-
-
-_PLAIN = ("type", "description", "title", "default", "enum", "const", "minimum", "maximum",
-          "minLength", "maxLength", "items", "minItems", "maxItems", "properties", "required",
-          "additionalProperties")
-
-
 def arguments(declared, args):
     # -> None when args (a dict) fit a tool's declared inputs, else the sentence for the model.
     # declared: the compact form, checked as the object schema obj() publishes for it, or a

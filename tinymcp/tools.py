@@ -29,13 +29,10 @@ def error_result(text):
 
 class Tools(Registry):
     tasks = False  # a tool declares task support: the server offers tasks (tinymcp/tasks.py)
-    rich = ()      # tools whose inputs tinymcp/jsonschema.py checks (beyond schema.plain)
 
     def add(self, fn, name, description, inputs, outputs, title, hints, wants_ctx):
         inputs = inputs or {}
-        if not schema.plain(inputs if type(inputs.get("type")) is str else {"properties": inputs}):
-            once("tinymcp.jsonschema.vet", inputs)  # raises what this board cannot check
-            self.rich = self.rich + (name,)
+        fn = once("tinymcp.schemakind.checked", fn, inputs)  # JSON Schema beyond the helpers'
         self.put((name, fn, description, title, inputs, outputs, hints, wants_ctx))
 
     def call(self, server, params):
@@ -50,13 +47,7 @@ class Tools(Registry):
             args = {}
         # Argument problems and tool failures are results with isError, so a model can retry.
         declared = tool[_INPUTS]
-        if type(args) is not dict:
-            problem = "expected an object"
-        elif name in self.rich:
-            from tinymcp.jsonschema import arguments
-            problem = arguments(declared, args)
-        else:
-            problem = schema.arguments(declared, args)
+        problem = schema.arguments(declared, args) if type(args) is dict else "expected an object"
         if problem:
             value = error_result("Invalid arguments for " + name + ": " + problem)
         else:

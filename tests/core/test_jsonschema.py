@@ -121,3 +121,4 @@ def test_the_helpers_stay_the_cheap_path():
     result(server, "tools/call", {"name": "adc", "arguments": {"channel": 1}})
     result(server, "tools/call", {"name": "adc", "arguments": {"channel": 9}})
     assert "tinymcp.jsonschema" not in sys.modules
+    assert "tinymcp.schemakind" not in sys.modules  # asked at registration, let go after

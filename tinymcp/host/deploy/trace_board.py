@@ -113,7 +113,7 @@ def main():
              "long_tools": _long_tools(server),
              "context": _wants_ctx(server),
              "leases": _leased(server, answers[HANDSHAKE.index(TOOLS_LIST)]),
-             "jsonschema": bool(getattr(getattr(server, "tools", None), "rich", ()))}
+             "jsonschema": "tinymcp.jsonschema" in imported}
     with open(out, "w") as f:
         json.dump({"files": sorted(set(files)), "flags": flags}, f)
 
