@@ -23,7 +23,8 @@ MICROPYTHON = shutil.which("micropython")
 
 
 def board_command(runtime, board="sim", heapsize=None):
-    script = os.path.join("boards", board, "main.py")
+    # board: one of boards/, or a board's .py file by its path from REPO
+    script = board if board.endswith(".py") else os.path.join("boards", board, "main.py")
     if runtime == "python":
         return [sys.executable, script]
     if MICROPYTHON is None:

@@ -127,3 +127,51 @@ def test_crlf_lines_and_blank_lines(board):
 def test_interrupt_byte_ends_serving_cleanly(board):
     board.send_raw(b"\x03")
     assert board.proc.wait(timeout=10) == 0
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_initialize_after_server_discover_on_the_boards_stdio(runtime):
+    # Claude Code's order: a server/discover probe, then initialize on the same stdio.
+    proc = BoardProcess(runtime)
+    try:
+        found = proc.request("server/discover", {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}})
+        assert "2026-07-28" in found["result"]["supportedVersions"]
+        init = proc.initialize()
+        assert init["result"]["protocolVersion"] == "2025-11-25", init
+        assert proc.request("ping")["result"] == {}
+        still_serving(proc)
+    finally:
+        assert proc.close() == 0
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_a_cancel_sent_while_a_tool_runs_stops_everything_it_would_send(runtime):
+    # The tool waits until the cancel is on its stdin, then logs and reports progress: nothing of
+    # that, nor its result, may leave. Twenty runs: the old race showed in about one of two.
+    proc = BoardProcess(runtime, board="tests/cancel_board.py")
+    try:
+        proc.initialize()
+        proc.request("logging/setLevel", {"level": "debug"})
+        for run in range(20):
+            rid = 1000 + run
+            proc.send({"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {
+                "name": "steps", "arguments": {}, "_meta": {"progressToken": "t%d" % run}}})
+            first = proc.read()
+            assert first["method"] == "notifications/progress", first
+            assert first["params"]["progress"] == 0
+            proc.send_raw(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                      "params": {"requestId": rid, "reason": "run %d" % run}})
+                          .encode() + b"\n")
+            # A request after the cancel waits for the tool to end, then is answered.
+            proc.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+            after = []
+            while True:
+                msg = proc.read()
+                if msg.get("id") == 1:
+                    break
+                after.append(msg)
+            assert after == [], (run, after)
+    finally:
+        assert proc.close() == 0

@@ -167,27 +167,34 @@ class Lines:
     def read(self, channel, timeout_ms):
         # Frames from the unread part of stream.buf, read again once all of it was; self.pos
         # moves before each delivery, so a handler that pumps continues from the right place.
-        if self.pos >= self.end:
-            n = self.stream.recv(timeout_ms)
-            if n < 0:
-                return "eof"
-            self.pos = 0
-            self.end = n
+        # A frame begun is read on while its bytes are there already: a cancel longer than
+        # stream.buf (64 bytes on MicroPython's stdio) is seen by one pump, not half of it.
         framer = self.framer
         buf = self.stream.buf
-        while self.pos < self.end and channel.stopped is None:
-            self.pos = framer.feed(buf, self.pos, self.end)
-            event = framer.event
-            if event == framing.FRAME:
-                channel.deliver(None, framer.frame())
-            elif event == framing.OVERSIZE:
-                limit = framer.max_frame
-                self.json.error(None, INVALID_REQUEST, "Invalid Request: frame longer than "
-                                + str(limit) + " bytes, discarded",
-                                {REASON: FRAME_TOO_LONG, "limit": limit})
-            elif event == framing.INTERRUPT:
-                return "interrupt"
-        return None
+        while True:
+            if self.pos >= self.end:
+                n = self.stream.recv(timeout_ms)
+                if n < 0:
+                    return "eof"
+                self.pos = 0
+                self.end = n
+                if n == 0:
+                    return None
+            while self.pos < self.end and channel.stopped is None:
+                self.pos = framer.feed(buf, self.pos, self.end)
+                event = framer.event
+                if event == framing.FRAME:
+                    channel.deliver(None, framer.frame())
+                elif event == framing.OVERSIZE:
+                    limit = framer.max_frame
+                    self.json.error(None, INVALID_REQUEST, "Invalid Request: frame longer than "
+                                    + str(limit) + " bytes, discarded",
+                                    {REASON: FRAME_TOO_LONG, "limit": limit})
+                elif event == framing.INTERRUPT:
+                    return "interrupt"
+            if not framer.fill or channel.stopped is not None:
+                return None
+            timeout_ms = 0
 
     def opened(self, channel, key, session):
         session.link = self.json

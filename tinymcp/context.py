@@ -38,10 +38,11 @@ class Context:
         return session.call.cancelled
 
     def progress(self, progress, total=None, message=None):
+        # Input is read first: a cancel that came while the tool ran stops this notification.
         server = self.server
         session = server.session
         call = session.call
-        if call.token is None or call.cancelled or session.batch is not None:
+        if call.token is None or self.cancelled or session.batch is not None:
             return  # inside a batch's answer array nothing else may be written (tinymcp/batch.py)
         params = {"progressToken": call.token, "progress": progress}
         if total is not None:
@@ -49,11 +50,9 @@ class Context:
         if message is not None and session.era >= 1:
             params["message"] = message
         server.notify("notifications/progress", params)
-        if session.pump:
-            session.pump(0)
 
     def log(self, level, data, logger=None):
-        if not self.server.session.call.cancelled:
+        if not self.cancelled:
             self.server.log(level, data, logger)
 
     def request(self, method, params=None, timeout_ms=None, key=None):

@@ -5,9 +5,9 @@
 # (which holds the call sites to this table) read it; a board never imports it.
 #
 # shipped: "with M": whenever module M is shipped; "if F": when deploy's trace of the board finds
-# F (completions, long_tools, leases, context), its __main__ block asks for it (idle), or the link
-# is CBOR (cbor). after: "release": dropped after each call, kept only where docs/ram.md shows it
-# saves about 1 KiB or more between calls; "keep": held from its first load on.
+# F (completions, long_tools, leases, context, jsonschema), its __main__ block asks for it
+# (idle), or the link is CBOR (cbor). after: "release": dropped after each call, kept only where
+# docs/ram.md shows it saves about 1 KiB or more between calls; "keep": held from its first load on.
 LATER = (
     # trigger                       target
     #                               shipped                          after
@@ -30,6 +30,11 @@ LATER = (
                                    "if long_tools",                "keep"),
     ("a first call with lease_s",  "tinymcp.leases.Leases",
                                    "if leases",                    "keep"),
+    # guard: its module is let go, its check stays held by the tool it wraps
+    ("a tool is registered",       "tinymcp.schemakind.checked",
+                                   "with tinymcp.tools",           "release"),
+    ("a rich schema declared",     "tinymcp.jsonschema.guard",
+                                   "if jsonschema",                "release"),
     ("a first ctx tool call",      "tinymcp.context.Context",
                                    "if context",                   "keep"),
     ("a channel opens",            "tinymcp.linkmode.offer",

@@ -111,6 +111,8 @@ class Stateless:
         meta = params.get("_meta")
         self._envelope(session, meta)
         if session.revision is not self:
+            if method == "server/discover":  # a probe: initialize may still follow (Claude Code)
+                return self._probe
             self._lock(session)
         handler = _OWN.get(method)
         if handler is None:
@@ -153,6 +155,17 @@ class Stateless:
         if type(meta[CAPABILITIES_META]) is not dict:
             raise RpcError(INVALID_PARAMS, "Invalid params: " + CAPABILITIES_META
                            + " must be an object")
+
+    def _probe(self, server, params):
+        # server/discover before the era is decided: answered as this revision would, uncached
+        # and deciding nothing, so initialize (or another 2026-07-28 request) may come next.
+        session = server.session
+        era = session.era
+        session.era = len(HANDSHAKE_VERSIONS)  # the capabilities this revision names
+        try:
+            return _discover_result(server)
+        finally:
+            session.era = era
 
     def _lock(self, session):
         # This connection now speaks 2026-07-28 only.

@@ -1,5 +1,5 @@
 # Tools: one decorated function each; its declared schema drives tools/list and validation.
-from tinymcp import schema
+from tinymcp import once, schema
 from tinymcp.protocol import const
 from tinymcp.registry import Registry
 
@@ -31,7 +31,9 @@ class Tools(Registry):
     tasks = False  # a tool declares task support: the server offers tasks (tinymcp/tasks.py)
 
     def add(self, fn, name, description, inputs, outputs, title, hints, wants_ctx):
-        self.put((name, fn, description, title, inputs or {}, outputs, hints, wants_ctx))
+        inputs = inputs or {}
+        fn = once("tinymcp.schemakind.checked", fn, inputs)  # JSON Schema beyond the helpers'
+        self.put((name, fn, description, title, inputs, outputs, hints, wants_ctx))
 
     def call(self, server, params):
         tool = self.named(params, "tool")

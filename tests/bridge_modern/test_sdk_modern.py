@@ -121,3 +121,22 @@ def test_progress_logging_and_listen(transport, http_bridge):
             assert not again.is_error
 
     anyio.run(session)
+
+
+@pytest.mark.parametrize("mode", ["legacy", MODERN])
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_json_schema_2020_12_reaches_the_host_unchanged_and_is_checked_on_the_board(
+        transport, mode, http_bridge):
+    from tests.core.test_jsonschema import SCHEMA
+    board = "tests/bridge_modern/schema_board.py"
+
+    async def session():
+        async with sdk_client(transport, mode, http_bridge, board=board) as c:
+            tool = {t.name: t for t in (await c.list_tools()).tools}["book"]
+            assert tool.input_schema == SCHEMA and tool.output_schema == SCHEMA
+            fits = {"name": "x", "kind": "a", "n": 10, "address": {"city": "Paris"}}
+            ok = await c.call_tool("book", fits)
+            assert not ok.is_error and ok.structured_content == fits
+            wrong = await c.call_tool("book", {"name": "x", "address": {"city": "paris"}})
+            assert wrong.is_error and "pattern" in wrong.content[0].text
+    anyio.run(session)

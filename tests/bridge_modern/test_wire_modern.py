@@ -7,6 +7,7 @@ import httpx2 as httpx
 import pytest
 
 from tests.bridge_modern.conftest import MODERN
+from tests.bridge_modern.http_tasks import polled, refused_to, start_sample, task_post
 
 P = "io.modelcontextprotocol/"
 CAPS = {"elicitation": {}, "sampling": {}}
@@ -227,3 +228,26 @@ def test_a_refused_probe_leaves_the_handshake_open(client):
     called = client.call("test_simple_text")
     assert called["result"]["content"][0]["text"].startswith("This is a simple text")
     assert "resultType" not in called["result"]
+
+
+# -- tasks of 2026-07-28 hosts over HTTP: the principal's, not the request's ------------------
+
+def test_http_tasks_are_polled_updated_and_cancelled_by_the_token_that_made_them(http_bridge):
+    # Each 2026-07-28 POST is a host session of its own that ends with it: the task belongs to
+    # the bearer token it came with (the bridge here takes any: --no-auth), and to no other.
+    url, bridge = http_bridge()
+    tid = start_sample(url, "alice-token", 1)
+    refused_to(url, tid, "bob-token")
+    refused_to(url, tid, None)
+    done = polled(url, tid, "alice-token", "completed")
+    assert done["result"]["structuredContent"]["count"] >= 1, done
+    longer = start_sample(url, "alice-token", 60)
+    refused_to(url, longer, "bob-token")
+    assert polled(url, longer, "alice-token", "working")["taskId"] == longer
+    updated = task_post(url, "tasks/update", {"taskId": longer, "inputResponses": {}},
+                        "alice-token")
+    assert updated["result"]["resultType"] == "complete", updated
+    cancelled = task_post(url, "tasks/cancel", {"taskId": longer}, "alice-token")
+    assert "result" in cancelled, cancelled
+    assert polled(url, longer, "alice-token", "cancelled")["taskId"] == longer
+    assert "Traceback" not in bridge.stderr(), bridge.stderr()

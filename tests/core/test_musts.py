@@ -258,7 +258,7 @@ def stubborn_server():
     def work(ctx):
         for done in (0, 50, 100):
             ctx.log("info", "at " + str(done))
-            ctx.progress(done, 100)  # reads input: here the cancel arrives
+            ctx.progress(done, 100)  # each reads input first: here the cancel arrives
         try:
             ctx.request("sampling/createMessage", {"messages": [], "maxTokens": 5})
         except Exception:
@@ -275,7 +275,7 @@ def test_after_a_cancel_no_progress_no_log_no_request_and_no_result_are_sent():
     stream = session(stubborn_server(), "2025-11-25", {"sampling": {}},
                      frame("tools/call", {"name": "work", "_meta": {"progressToken": "p"}},
                            id=5),
-                     CANCEL, frame("ping", id=6))
+                     None, None, CANCEL, frame("ping", id=6))  # quiet while it logs and reports 0
     sent = stream.sent[1:]
     assert [(m.get("method"), m.get("id")) for m in sent] == [
         ("notifications/message", None), ("notifications/progress", None), (None, 6)]
@@ -286,7 +286,7 @@ def test_the_silence_ends_with_the_cancelled_request():
     server = stubborn_server()
     stream = session(server, "2025-11-25", {},
                      frame("tools/call", {"name": "work", "_meta": {"progressToken": 1}}, id=5),
-                     CANCEL)
+                     None, None, CANCEL)
     assert stream.sent[-1]["method"] == "notifications/progress"  # cancelled while it ran
     notifications(server)
     server.ctx.log("warning", "sampler trouble")  # idle work, after the request
@@ -297,7 +297,7 @@ def test_2026_07_28_after_a_cancel_nothing_more_is_sent_for_the_request():
     server = stubborn_server()
     params = stamped({"name": "work", "_meta": {}}, {"sampling": {}}, **{LOG_LEVEL: "info"})
     params["_meta"]["progressToken"] = "p"
-    stream = FakeStream([frame("tools/call", params, id=5) + b"\n", CANCEL + b"\n",
+    stream = FakeStream([frame("tools/call", params, id=5) + b"\n", None, None, CANCEL + b"\n",
                          frame("tools/list", stamped({}, {}), id=6) + b"\n"], size=1024)
     Channel(server, Lines(stream)).run()
     sent = stream.sent

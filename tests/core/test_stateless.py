@@ -53,8 +53,10 @@ def board():
 
 
 def stateless_board():
+    # A board whose era a 2026-07-28 request has decided (server/discover alone decides nothing).
     server = board()
     call(server, "server/discover")
+    call(server, "tools/list")
     notifications(server)
     return server
 
@@ -161,7 +163,9 @@ def test_an_unsupported_version_is_32022_naming_the_supported_ones():
     assert err["data"]["requested"] == "2099-01-01"
     # Undecided: the handshake versions are on offer too, so a client may fall back.
     assert MODERN in err["data"]["supported"] and "2025-11-25" in err["data"]["supported"]
-    call(server, "server/discover")
+    call(server, "server/discover")  # a probe: still undecided
+    assert "2025-11-25" in fails(server, "tools/list", version="2099-01-01")["data"]["supported"]
+    call(server, "tools/list")  # decided
     err = fails(server, "tools/list", version="2025-11-25")
     assert err["code"] == -32022
     assert err["data"] == {"supported": [MODERN], "requested": "2025-11-25"}
@@ -219,6 +223,27 @@ def test_a_stateless_request_first_locks_the_stateless_revision_without_discover
     assert error(server, "initialize", {"protocolVersion": "2025-11-25"})["code"] == -32601
     assert error(server, "ping")["code"] == -32601
     assert error(server, "tools/list")["code"] == -32602
+
+
+def test_initialize_after_server_discover_opens_the_handshake_era():
+    # Claude Code probes with server/discover, then sends initialize on the same stdio.
+    server = board()
+    found = call(server, "server/discover")
+    assert MODERN in found["supportedVersions"] and found["resultType"] == "complete"
+    assert "tools" in found["capabilities"]
+    assert initialize(server)["protocolVersion"] == "2025-11-25"
+    assert result(server, "ping") == {}
+    assert "resultType" not in result(server, "tools/list")
+    assert fails(server, "tools/list")["code"] == -32600
+
+
+def test_server_discover_then_a_stateless_request_locks_the_stateless_era():
+    server = board()
+    call(server, "server/discover")
+    call(server, "server/discover")  # probing again decides nothing either
+    assert "tools" in call(server, "tools/list")
+    assert error(server, "initialize", {"protocolVersion": "2025-11-25"})["code"] == -32601
+    assert call(server, "server/discover")["resultType"] == "complete"
 
 
 def test_refused_stateless_requests_decide_nothing():

@@ -88,6 +88,61 @@ def test_cancelled_request_stops_and_gets_no_response():
     assert 5 not in ids and 6 in ids
 
 
+def steps_server(log):
+    # A tool that reports progress and logs at each of its steps.
+    server = Server("c", "0")
+
+    @server.tool("steps", "Reports three steps", ctx=True)
+    def steps(ctx):
+        for i in range(3):
+            ctx.progress(i, 3)
+            ctx.log("info", "step " + str(i))
+            log.append(i)
+        return "done"
+
+    return server
+
+
+def test_a_cancel_that_came_while_the_tool_ran_stops_its_next_progress():
+    # The cancel comes after the first step's output, in pieces smaller than itself (the port's
+    # 64-byte buffer, as MicroPython's stdio reads): the next ctx.progress sees it whole, and
+    # nothing more is sent for the request, neither progress, nor log, nor its result.
+    log = []
+    server = steps_server(log)
+    call = frame("tools/call", {"name": "steps", "_meta": {"progressToken": "p"}}, id=5)
+    cancel = frame("notifications/cancelled", {"requestId": 5, "reason": "the user left"},
+                   id=None)
+    assert len(cancel) > 64
+    stream = FakeStream(session_frames(call + b"\n", None, None, cancel + b"\n",
+                                       frame("ping", id=6) + b"\n"))
+    assert Channel(server, Lines(stream)).run() == "eof"
+    sent = [m for m in stream.sent if m.get("id") != 0]
+    assert [m.get("method") for m in sent] == ["notifications/progress", "notifications/message",
+                                               None]
+    assert sent[0]["params"]["progress"] == 0 and sent[-1]["id"] == 6
+    assert log == [0, 1, 2]  # the tool ran on (it never asked), but said nothing more
+
+
+def test_a_cancel_is_seen_by_the_next_ctx_log_too():
+    log = []
+    server = Server("c", "0")
+
+    @server.tool("talk", "Logs twice", ctx=True)
+    def talk(ctx):
+        ctx.log("info", "one")
+        ctx.log("info", "two")
+        return "done"
+
+    cancel = frame("notifications/cancelled", {"requestId": 5, "reason": "the user left"},
+                   id=None)
+    stream = FakeStream(session_frames(frame("tools/call", {"name": "talk"}, id=5) + b"\n",
+                                       None, cancel + b"\n", frame("ping", id=6) + b"\n"))
+    Channel(server, Lines(stream)).run()
+    sent = [m for m in stream.sent if m.get("id") != 0]
+    assert [m.get("params", {}).get("data") for m in sent] == ["one", None]
+    assert sent[-1]["id"] == 6 and log == []
+
+
 def test_cancelling_an_unknown_request_is_ignored():
     log = []
     server = slow_server(log)

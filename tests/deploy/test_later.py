@@ -10,7 +10,7 @@ from tinymcp.host.deploy.files import board_files, boards, later_module, module_
 from tinymcp.later import LATER
 from tests.board_process import REPO
 
-FLAGS = ("completions", "long_tools", "leases", "context", "idle", "cbor")
+FLAGS = ("completions", "long_tools", "leases", "context", "idle", "cbor", "jsonschema")
 TARGETS = {entry[1]: entry for entry in LATER}
 
 

@@ -21,6 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientMetadata
 
 from tests.bridge.test_http import INIT, post
+from tests.bridge_modern.http_tasks import polled, refused_to, start_sample, task_post
 from tests.oauth.conftest import ScriptedLogin
 from tests.windows_shim import as_on_windows  # noqa: F401
 
@@ -219,3 +220,20 @@ def test_the_dashboard_data_needs_an_access_token_under_oauth(own_issuer, oauth_
     scopeless = own_issuer.mint(url, scope=None)
     assert httpx.get(data, headers={"authorization": "Bearer " + scopeless},
                      timeout=20).status_code in (401, 403)
+
+
+def test_a_2026_task_belongs_to_the_oauth_subject_that_made_it(own_issuer, oauth_bridge):
+    # Each 2026-07-28 POST ends its host session; the task is the subject's, whichever of its
+    # tokens asks, and another subject gets the answers a missing task gets.
+    url, bridge = oauth_bridge(own_issuer.issuer)
+    alice, alice_later = own_issuer.mint(url, sub="alice"), own_issuer.mint(url, sub="alice",
+                                                                             jti="second")
+    bob = own_issuer.mint(url, sub="bob")
+    assert alice != alice_later
+    tid = start_sample(url, alice, 60)
+    refused_to(url, tid, bob)
+    assert polled(url, tid, alice_later, "working")["taskId"] == tid
+    cancelled = task_post(url, "tasks/cancel", {"taskId": tid}, bob)
+    assert "error" in cancelled
+    assert "result" in task_post(url, "tasks/cancel", {"taskId": tid}, alice_later)
+    assert polled(url, tid, alice, "cancelled")["taskId"] == tid

@@ -98,6 +98,9 @@ class HostSession:
         self.initializing = None   # future while an initialize is being answered
         self.version = None
         self.client_caps = {}
+        # Whose tasks this session's calls create and may fetch: the session itself, or (a
+        # 2026-07-28 request over HTTP, a session that ends with it) the principal it came as.
+        self.principal = self
         self.level = LEVELS.index("info")
         self.tasks = {}            # host request id -> task serving it
         self.outgoing = {}         # our id for a request sent to the host -> future

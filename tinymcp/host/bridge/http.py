@@ -2,6 +2,7 @@
 import asyncio
 import collections
 import contextlib
+import hashlib
 import itertools
 import json
 import logging
@@ -23,7 +24,7 @@ from starlette.routing import Route
 from tinymcp.protocol import (HEADER_MISMATCH, STATELESS, UNSUPPORTED_VERSION,
                               VERSION_META, VERSIONS)
 
-from tinymcp.host.bridge.auth import ACT, READ
+from tinymcp.host.bridge.auth import ACT, READ, bearer
 from tinymcp.host.bridge.guard import (CLIENT, MESSAGE, Connection, Guard, connection_cap,
                                        quiet_accept_errors, reject)
 from tinymcp.host.bridge.host import is_stateless
@@ -418,6 +419,7 @@ class HttpFront:
         out = Outbox(label)
         session = self.hosts.open_session(lambda m, related=None: out.put(m, "id" not in m), label)
         session.era = "stateless"
+        session.principal = principal(scope.get(CLIENT), request.headers)   # its tasks outlive it
         session.receive(msg)
         gone = asyncio.ensure_future(_disconnected(receive))
         streaming = False
@@ -536,6 +538,18 @@ class HttpFront:
             if not transport.is_terminated:
                 with anyio.CancelScope(shield=True):
                     await transport.terminate()
+
+
+def principal(client, headers):
+    # Who a 2026-07-28 request comes from, beyond the request: its OAuth subject, else the
+    # bearer token it presents (a digest of it), else the peer's address. Its tasks are this
+    # principal's: polled, cancelled and updated by it alone.
+    if client is not None and client.scopes is not None:
+        return client.key   # "oauth SUBJECT" (auth.py), whatever token it holds now
+    token = bearer(headers)
+    if token is not None:
+        return "token " + hashlib.sha256(token.encode()).hexdigest()
+    return client.key if client is not None else "peer ?"
 
 
 def loop_time():

@@ -12,7 +12,7 @@ from tinymcp.protocol import INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND, OWNER_END
 from tinymcp.host.bridge.routes import (KINDS, OFFERS, Catalog, Routes, slug,
                                         surface_instructions)
 from tinymcp.host.bridge.events import TOOL as WAIT_TOOL, BridgeEvents
-from tinymcp.host.bridge.host import err, log_failure
+from tinymcp.host.bridge.host import HostSession, err, log_failure
 from tinymcp.host.bridge.methods import HANDSHAKE_TASKS, LIST_CHANGED, LISTS, RETRIED
 from tinymcp.host.bridge.pins import trust_command
 
@@ -29,6 +29,7 @@ SEVERAL_CAPABILITIES = {"tools": {"listChanged": True}, "prompts": {"listChanged
 TASK_WAIT = 3600.0        # seconds a tasks/result may wait for its task to end on the board
 LONG_CALL = 660.0         # seconds a plain call of a tool that can run as a task may take
 TERMINAL = ("completed", "failed", "cancelled")
+MAX_TASK_OWNERS = 1024    # tasks whose owner the bridge keeps (the oldest forgotten first)
 MAX_INSTRUCTIONS = 2048   # bytes of a board's instructions that reach hosts
 CUT = " [...the bridge cut the rest: a board's instructions reach hosts up to 2 KiB]"
 
@@ -83,6 +84,13 @@ class RoutedBoard:
         task.add_done_callback(log_failure)
         self.tasks.append(task)
         return task
+
+
+def principal(call):
+    # Who owns the tasks a host call creates (host.HostSession.principal), None for the
+    # bridge's own calls.
+    session = getattr(call, "session", None)
+    return getattr(session, "principal", session)
 
 
 class Router:
@@ -270,7 +278,9 @@ class Router:
             if type(task) is dict and type(task.get("taskId")) is str:
                 # A task: its id is the board's (unguessable); the bridge keeps whose it is,
                 # and the progress token stays valid for the task's lifetime.
-                self.task_owners[task["taskId"]] = [board, getattr(call, "session", None), token]
+                self.task_owners[task["taskId"]] = [board, principal(call), token]
+                while len(self.task_owners) > MAX_TASK_OWNERS:   # nobody came back for them
+                    self._task_gone(next(iter(self.task_owners)))
                 token = None
             return reply
         finally:
@@ -280,22 +290,22 @@ class Router:
     async def _task_request(self, method, params, call):
         # tasks/* of a host: to the board that owns the task, and only for the host whose call
         # created it (to any other host the task does not exist).
-        session = getattr(call, "session", None)
+        session = principal(call)
         if method == "tasks/list":
             if params.get("cursor") is not None:
                 return err(INVALID_PARAMS, "Invalid params: unknown cursor")
             found = []
             for board in [b for b in self.boards if any(
-                    e[0] is b and e[1] is session for e in self.task_owners.values())]:
+                    e[0] is b and e[1] == session for e in self.task_owners.values())]:
                 reply = await board.session.call("tasks/list", None, owner=call)
                 for task in (reply.get("result") or {}).get("tasks") or ():
                     entry = self.task_owners.get(task.get("taskId"))
-                    if entry is not None and entry[1] is session:
+                    if entry is not None and entry[1] == session:
                         found.append(task)
             return {"result": {"tasks": found}}
         tid = params.get("taskId")
         entry = self.task_owners.get(tid) if type(tid) is str else None
-        if entry is None or entry[1] is not session:
+        if entry is None or entry[1] != session:
             return err(INVALID_PARAMS, "Failed to retrieve task: Task not found")
         board = entry[0]
         reply = await board.session.call(method, {"taskId": tid}, owner=call,
@@ -538,8 +548,8 @@ class Router:
             if entry is not None and entry[0] is board:
                 if params.get("status") in TERMINAL:
                     self._task_over(tid)
-                host = entry[1]
-                if host is not None and not host.closed and host.era == "handshake":
+                host = entry[1]   # a session, or a principal that polls (no session to tell)
+                if type(host) is HostSession and not host.closed and host.era == "handshake":
                     host.send(msg)
         else:
             log.debug("dropped %s from the board: not one the bridge relays", method)

@@ -112,7 +112,8 @@ def main():
     flags = {"completions": bool(getattr(server, "completions", False)),
              "long_tools": _long_tools(server),
              "context": _wants_ctx(server),
-             "leases": _leased(server, answers[HANDSHAKE.index(TOOLS_LIST)])}
+             "leases": _leased(server, answers[HANDSHAKE.index(TOOLS_LIST)]),
+             "jsonschema": "tinymcp.jsonschema" in imported}
     with open(out, "w") as f:
         json.dump({"files": sorted(set(files)), "flags": flags}, f)
 
