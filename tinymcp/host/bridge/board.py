@@ -386,6 +386,10 @@ class BoardSession:
                         % (p.method, why), "malformed")
         elif p.method == "resources/read" and self.link.mode == "cbor":
             _restore_uri(msg, p.params)
+        elif reason(msg) == protocol.ANSWER_TOO_LONG:   # an error already: said here too
+            log.warning("board %s could not send its answer to %s: longer than its link "
+                        "carries (%s bytes)", self.link.device, p.method,
+                        msg["error"]["data"].get("limit"))
         p.settle(msg)
 
     def _board_message(self, msg):
