@@ -16,7 +16,7 @@ from tinymcp.channel import Channel
 from tinymcp.clock import sleep_ms
 from tinymcp.framing import Out
 from tinymcp.jsonrpc import JsonLink, dumps, loads
-from tinymcp.protocol import ANSWER_TOO_LONG, INTERNAL_ERROR, PARSE_ERROR, REASON
+from tinymcp.protocol import INTERNAL_ERROR, PARSE_ERROR, REASON
 
 SERVER = "mcp-server"
 COMPONENT = "MCP-COMPONENT-TYPE"
@@ -338,7 +338,7 @@ class Topics:
         error = dumps({"jsonrpc": "2.0", "id": rid, "error": {
             "code": INTERNAL_ERROR, "message": "Internal error: the answer is longer than the "
             "board's MQTT messages can be (%d bytes)" % limit,
-            "data": {REASON: ANSWER_TOO_LONG, "limit": limit}}})
+            "data": {REASON: "answer-too-long", "limit": limit}}})   # protocol.py: why not a name
         self._publish(topic, error, len(error))
 
     def _publish(self, topic, data, end, start=0):

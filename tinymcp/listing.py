@@ -29,27 +29,25 @@ def page(server, key, items, start):
     # A link whose messages have a bounded size (MQTT: its room) gets pages that fit it: a page
     # ends before the entry that would not fit, with one entry at least.
     describe = tool if key == "tools" else prompt if key == "prompts" else resource
+    count = len(items)
     room = getattr(server.session.link, "room", 0)
-    last = min(len(items), start + server.page_size)
+    if room:  # less what the longest tail takes (a cursor has at most the digits of count - 1)
+        room -= len(_tail(server, count - 1, count))
+    last = min(count, start + server.page_size)
     era = server.session.era
     parts = [b'{"' + key.encode() + b'":[']
-    size = len(parts[0]) - 1  # each entry counts its comma below; the first has none
+    size = len(parts[0])
     end = start
     while end < last:
         entry = dumps(describe(items[end], era))
-        if room and end > start and size + len(entry) + 3 > room:  # its comma, "]}"
-            break
+        size += len(entry) + 1
         if end > start:
+            if room and size > room:
+                break
             parts.append(b",")
         parts.append(entry)
-        size += len(entry) + 1
         end += 1
-    tail = _tail(server, end, len(items))
-    while room and end - start > 1 and size + len(tail) > room:  # the tail's cursor too
-        size -= len(parts.pop()) + len(parts.pop())
-        end -= 1
-        tail = _tail(server, end, len(items))
-    parts.append(tail)
+    parts.append(_tail(server, end, count))
     return tuple(parts)
 
 

@@ -22,7 +22,7 @@ LIST_CHANGED_GAP = 0.25   # seconds: a burst of list changes is told once per ga
 MAX_PAGES = 100           # pages of one list the bridge follows (a board may loop its cursors)
 LIST_WAIT = 5.0           # seconds a list waits for boards that are starting when none is ready
 SETTLE = 2.0              # seconds a host's initialize waits for the other boards once one is ready
-LOOK_AGAIN = 0.25         # seconds between looks at boards that are starting, while waiting for them
+LOOK_AGAIN = 0.25         # seconds between looks at boards starting, while a list waits for them
 BRIDGE_INFO = {"name": "tinymcp-bridge", "version": "0.1.0"}
 # What hosts are told with several boards: boards come and go, and their lists with them.
 SEVERAL_CAPABILITIES = {"tools": {"listChanged": True}, "prompts": {"listChanged": True},
