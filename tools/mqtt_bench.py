@@ -287,9 +287,13 @@ async def beside(calls):
 def write_report(path, took_s, command):
     from tools.bench_support.report import write_page
     write_page(path, "MQTT benchmarks",
-               "Boards through a broker (issue 22): figures vary from run to run on a shared "
-               "machine. A killed board's socket is closed by its OS, and the broker sends its "
-               "will at once; a frozen one (as a board that lost power or its network) is given "
+               "Boards through a broker (issues 22, 30): figures vary from run to run on a "
+               "shared machine, whose load at the start is said with them. The floor is the "
+               "same tools/call asked of the same boards straight through the same broker by a "
+               "raw MQTT 5 client, with no bridge; bridge/floor is the share of it the bridge "
+               "keeps (the target is 0.5x). A killed board's socket is closed by its OS, and "
+               "the broker sends its will at once; a frozen one (as a board that lost power or "
+               "its network) is given "
                "1.5 keep-alive periods of silence and whatever the broker takes to look "
                "(Mosquitto checks keep-alives every few seconds).",
                command, took_s, REPORT, mosquitto_version())
