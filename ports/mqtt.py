@@ -1,7 +1,9 @@
 # MCP over an MQTT 5 broker, as EMQX's "MCP over MQTT" specification says for a server, on both
 # runtimes. The board announces itself retained on its presence topic (cleared by its will if it
 # dies), answers initialize from its control topic and everything after on each client's RPC
-# topic, and tells list changes and resource updates on its capability topic. Each MQTT client
+# topic, and tells list changes and resource updates on its capability topic. What one PUBLISH
+# can carry (its buffer, the broker's Maximum Packet Size) bounds every message: lists are paged
+# to fit, and an answer that does not fit is an error the client reads. Each MQTT client
 # has its own MCP session (at most max_sessions; the oldest is let go); a lost broker is
 # reconnected with backoff and the presence restored.
 #
@@ -14,13 +16,14 @@ from tinymcp.channel import Channel
 from tinymcp.clock import sleep_ms
 from tinymcp.framing import Out
 from tinymcp.jsonrpc import JsonLink, dumps, loads
-from tinymcp.protocol import INTERNAL_ERROR, PARSE_ERROR
+from tinymcp.protocol import INTERNAL_ERROR, PARSE_ERROR, REASON
 
 SERVER = "mcp-server"
 COMPONENT = "MCP-COMPONENT-TYPE"
 SENDER = "MCP-MQTT-CLIENT-ID"
 DISCONNECTED = b'{"jsonrpc":"2.0","method":"notifications/disconnected"}'
 _ROOM = 448  # bytes before an answer's payload in the output buffer, for its PUBLISH header
+_ENVELOPE = 64  # of a message's room, what a list page leaves for the answer's envelope and id
 
 
 def parse_url(url):
@@ -55,19 +58,25 @@ class MqttLink(JsonLink):
         self.cid = cid
         self.rpc = ("$mcp-rpc/" + cid + topics.rpc_tail).encode()
 
+    @property
+    def room(self):
+        # The bytes a result may take in one answer to this client (tinymcp/listing.py pages
+        # lists to fit): what the board's buffer and the broker's packet limit leave.
+        return self.topics.room(self.rpc) - _ENVELOPE
+
     def result(self, rid, result):
-        self.topics.aim(self, self.rpc, rid)
+        self.topics.aim(self.rpc, rid)
         JsonLink.result(self, rid, result)
 
     def error(self, rid, code, message, data=None):
-        self.topics.aim(self, self.rpc, None)
+        self.topics.aim(self.rpc, rid)
         JsonLink.error(self, rid, code, message, data)
 
     def send(self, msg):
         method = msg.get("method") or ""
         shared = method.endswith("/list_changed") or method == "notifications/resources/updated"
         topics = self.topics
-        topics.aim(self, topics.capability if shared else self.rpc, None)
+        topics.aim(topics.capability if shared else self.rpc, None)
         JsonLink.send(self, msg)
 
 
@@ -93,8 +102,7 @@ class Topics:
         self.client = Client(server_id, keepalive, None, user, password)
         self._name(name)
         self.target = None    # the topic of the message being written
-        self.writer = None    # the link writing it, and the id it answers: for one too long
-        self.replying = None
+        self.replying = None  # the id it answers: for one too long
         self.tx = bytearray(self.client.max_packet)
         self.fill = _ROOM
         self.out = Out(self._write)
@@ -283,11 +291,20 @@ class Topics:
 
     # -- output: one PUBLISH per message ----------------------------------------------------
 
-    def aim(self, link, topic, rid):
+    def aim(self, topic, rid):
         # Where the message a link starts writing goes, and the request it answers (if any).
         self.target = topic
-        self.writer = link
         self.replying = rid
+
+    def room(self, topic):
+        # The payload bytes one message to topic may have: what the output buffer holds after
+        # the head's room, and what the broker's Maximum Packet Size leaves after the head.
+        room = len(self.tx) - _ROOM
+        most = self.client.broker_max
+        if most:
+            # the head: type (1), remaining length (up to 4), topic length (2), topic, properties
+            room = min(room, most - 7 - len(topic) - len(self.props))
+        return room
 
     def _write(self, data, n):
         # The link's output, in one or more pieces; its last byte is the newline.
@@ -303,14 +320,26 @@ class Topics:
         if not n or data[n - 1] != 10:
             return
         self.fill = _ROOM
-        if fill < 0:
-            rid = self.replying
-            link = self.writer
-            if rid is not None and link is not None:
-                link.error(rid, INTERNAL_ERROR, "Internal error: the answer is longer than the "
-                           "board's MQTT packet (%d bytes)" % len(tx))
+        topic = self.target
+        if fill < 0 or fill - 1 - _ROOM > self.room(topic):
+            self._too_long(topic)
             return
-        self._publish(self.target, tx, fill - 1, _ROOM)
+        self._publish(topic, tx, fill - 1, _ROOM)
+
+    def _too_long(self, topic):
+        # An answer the board cannot send (longer than its buffer or the broker takes) becomes
+        # an error the client can read; a notification, a line in the board's log. Written
+        # here, not through the link: its Out may still be sending the long one (MicroPython).
+        limit = self.room(topic)
+        rid = self.replying
+        if rid is None:
+            self.log("tinymcp: a message longer than %d bytes was not sent" % limit)
+            return
+        error = dumps({"jsonrpc": "2.0", "id": rid, "error": {
+            "code": INTERNAL_ERROR, "message": "Internal error: the answer is longer than the "
+            "board's MQTT messages can be (%d bytes)" % limit,
+            "data": {REASON: "answer-too-long", "limit": limit}}})   # protocol.py: why not a name
+        self._publish(topic, error, len(error))
 
     def _publish(self, topic, data, end, start=0):
         # data[start:end] to topic (bytes), in one write: the head goes just before it in self.tx.

@@ -1,5 +1,6 @@
 # A small MQTT 5 client for the serve loop, on both runtimes: CONNECT with properties and a will,
-# QoS 0 PUBLISH with user properties, SUBSCRIBE with options (No Local), UNSUBSCRIBE, PINGREQ.
+# QoS 0 PUBLISH with user properties, SUBSCRIBE with options (No Local), UNSUBSCRIBE, PINGREQ;
+# the broker's Maximum Packet Size (CONNACK) is kept for the caller (broker_max).
 # Input lands in one preallocated buffer; each packet leaves in one write. Never blocks longer
 # than the wait it is given; a lost connection is an OSError for the caller to reconnect on.
 #
@@ -18,6 +19,7 @@ _SUBACK = const(0x90)
 _PINGRESP = const(0xD0)
 _DISCONNECT = const(0xE0)
 _USER = const(0x26)
+_MAX_PACKET = const(0x27)  # a CONNACK's Maximum Packet Size: the largest packet the broker takes
 
 # What a CONNACK's reason code means, for the one line a refused board says.
 REFUSED = {0x84: "unsupported protocol version (the broker does not speak MQTT 5)",
@@ -133,6 +135,7 @@ class Client:
         self.skip = 0             # bytes of an over-long packet still to drop
         self.skipped = 0          # over-long packets dropped so far
         self.connack = None       # the CONNACK's user properties
+        self.broker_max = 0       # the largest packet the broker takes (its CONNACK says), or 0
         self.granted = []         # the last SUBACK's reason codes
         self.header = bytearray(8)
         self._id = 0
@@ -348,7 +351,9 @@ class Client:
                 code = buf[pos + 1]
                 if code >= 0x80:
                     raise Refused(code)
-                self.connack, _, _ = readproperties(buf, pos + 2)
+                self.connack, found, _ = readproperties(buf, pos + 2, (_MAX_PACKET,))
+                size = found.get(_MAX_PACKET)
+                self.broker_max = int.from_bytes(size, "big") if size else 0
             elif kind == _SUBACK:
                 _, _, at = readproperties(buf, pos + 2)
                 self.granted = list(buf[at:end])

@@ -26,22 +26,36 @@ def page(server, key, items, start):
     # The page of items from start, encoded entry by entry (one entry's dicts at a time, never
     # the whole page's) and kept as its pieces: a joined page would want one block of its whole
     # size (4.6 KB for the sim board's tools), and the pieces alive beside it while it is made.
+    # A link whose messages have a bounded size (MQTT: its room) gets pages that fit it: a page
+    # ends before the entry that would not fit, with one entry at least.
     describe = tool if key == "tools" else prompt if key == "prompts" else resource
-    end = start + server.page_size
+    count = len(items)
+    room = getattr(server.session.link, "room", 0)
+    if room:  # less what the longest tail takes (a cursor has at most the digits of count - 1)
+        room -= len(_tail(server, count - 1, count))
+    last = min(count, start + server.page_size)
     era = server.session.era
     parts = [b'{"' + key.encode() + b'":[']
-    for item in items[start:end]:
-        if len(parts) > 1:
+    size = len(parts[0])
+    end = start
+    while end < last:
+        entry = dumps(describe(items[end], era))
+        size += len(entry) + 1
+        if end > start:
+            if room and size > room:
+                break
             parts.append(b",")
-        parts.append(dumps(describe(item, era)))
-    parts.append(b"]")
-    more = {"nextCursor": str(end)} if end < len(items) else {}
-    more = dumps(server.session.revision.finish(server, "list", more))  # the revision's fields
-    if len(more) > 2:
-        parts.append(b"," + more[1:])
-    else:
-        parts.append(b"}")
+        parts.append(entry)
+        end += 1
+    parts.append(_tail(server, end, count))
     return tuple(parts)
+
+
+def _tail(server, end, count):
+    # What closes a page: its cursor, if more follow, and the revision's fields.
+    more = {"nextCursor": str(end)} if end < count else {}
+    more = dumps(server.session.revision.finish(server, "list", more))
+    return b"]," + more[1:] if len(more) > 2 else b"]}"
 
 
 def head(name, title, description, era):

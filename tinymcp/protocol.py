@@ -30,6 +30,9 @@ NOT_INITIALIZED = "not-initialized"      # the board lost its session (a reset):
 FRAME_TOO_LONG = "frame-too-long"        # with data["limit"]: the board's frame limit in bytes
 LINK_UNAVAILABLE = "link-unavailable"    # with data["link"]: a link mode the board cannot read
 UNAUTHORIZED = "unauthorized"            # a board on the network wants its token first
+# "answer-too-long", with data["limit"]: an MQTT board's answer longer than one PUBLISH of it can
+# be; spelled where it is used (ports/mqtt.py, tinymcp/host/bridge/board.py), as one more name
+# here would cost every board RAM (this module's dict grows a size).
 
 # A board on the network: a client's first line is TOKEN_LINE + the token, before any frame; a
 # board listens only with a token of MIN_TOKEN characters or more.

@@ -1,13 +1,17 @@
 # Measures boards behind an MQTT broker: a Mosquitto of its own (loopback, a config of its own),
-# N CPython sim boards serving through it and one tinymcp-bridge --mqtt over HTTP, driven by the
-# official SDK client: discovery time (bridge start -> every board listed), tools/call round
-# trips per second (round-robin over the boards, one at a time and 8 in flight; beside it, the
-# same client through --sim), and how soon a board's tools are withdrawn (tools/list_changed at
-# the host) once it is killed, or frozen at keep-alive 2 s and at the default 60 s.
-#   python tools/mqtt_bench.py [--boards 20] [--calls 1000] [--no-default-keepalive]
+# N CPython sim boards serving through it and one tinymcp-bridge --mqtt over HTTP: discovery time
+# (bridge start -> every board listed, the official SDK client), tools/call round trips per
+# second round-robin over the boards (1, 8 and 32 in flight) through the bridge, from a raw HTTP
+# client (tools/bench_support/mcp_http.py), against their floor: the same calls asked of the
+# same boards straight through the broker by a raw MQTT 5 client (ports/mqtt5.py: one socket,
+# no thread), interleaved run by run; beside it, the raw HTTP client through --sim; and how
+# soon a board's tools are withdrawn (tools/list_changed at the host) once it is killed, or
+# frozen at keep-alive 2 s and at the default 60 s.
+#   python tools/mqtt_bench.py [--boards 20] [--calls 500] [--no-default-keepalive]
 # A full run (the defaults) writes docs/mqtt-benchmarks.md.
 import argparse
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -23,10 +27,12 @@ if REPO not in sys.path:   # run from a checkout, installed or not
 
 from tests.mqtt.conftest import MOSQUITTO, Board, Broker, ListChanged  # noqa: E402
 from tinymcp.host.lineclient import written  # noqa: E402
+from tools.bench_support.mcp_http import Session  # noqa: E402
 
 BRIDGE = [sys.executable, "-m", "tinymcp.host.bridge"]
 READ = "read_temperature"
 RUNS = 3   # each rate is measured this often, and the best is the figure: the machine is shared
+WINDOWS = (1, 8, 32)   # calls in flight
 REPORT = []
 
 
@@ -66,17 +72,72 @@ async def listed(client, names, timeout):
     raise SystemExit("mqtt_bench: not every board was listed within %d s" % timeout)
 
 
-async def calls_per_second(client, names, calls, window):
-    todo = iter(range(calls))
+def calls_to(names):
+    return [("tools/call", {"name": name, "arguments": {}}) for name in names]
 
-    async def worker():
-        for i in todo:
-            result = await client.call_tool(names[i % len(names)], {})
-            if result.is_error:
-                raise SystemExit("mqtt_bench: a call failed: %r" % result)
-    began = time.monotonic()
-    await asyncio.gather(*(worker() for _ in range(window)))
-    return calls / (time.monotonic() - began)
+
+class Floor:
+    # The boards asked straight through the broker, as the specification has a client ask them,
+    # by the boards' own MQTT 5 client (ports/mqtt5.py) in this process: one socket, one input
+    # buffer, no thread, so the boards and the broker set the pace.
+    def __init__(self, port, ids, name="tinymcp/sim"):
+        from ports.mqtt5 import NO_LOCAL, Client
+        import socket
+        self.cid = "bench-floor-%d" % os.getpid()
+        self.users = [("MCP-COMPONENT-TYPE", "mcp-client"), ("MCP-MQTT-CLIENT-ID", self.cid)]
+        self.client = Client(self.cid, keepalive=0)   # idle for minutes while the bridge runs
+        self.client.connect("127.0.0.1", port, self.users[:1])
+        self.client.stream.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.client.subscribe([("$mcp-rpc/%s/+/%s" % (self.cid, name), NO_LOCAL)])
+        self.rpc = ["$mcp-rpc/%s/%s/%s" % (self.cid, board, name) for board in ids]
+        self.ids = 0
+        for board, rpc in zip(ids, self.rpc):   # initialize on the control topic, each board
+            self.ask("$mcp-server/%s/%s" % (board, name), "initialize", {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "0"}})
+            self.answers(1)
+            self.send(rpc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, topic, msg):
+        payload = json.dumps(msg, separators=(",", ":")).encode()
+        self.client.publish(topic, payload, None, self.users)
+
+    def ask(self, topic, method, params):
+        self.ids += 1
+        self.send(topic, {"jsonrpc": "2.0", "id": self.ids, "method": method, "params": params})
+
+    def answers(self, wanted, timeout=30):
+        # Reads until `wanted` answers (results) came; an error or a silence ends the run.
+        got = 0
+        end = time.monotonic() + timeout
+        while got < wanted:
+            packet = self.client.poll(1000)
+            if packet is None:
+                if time.monotonic() > end:
+                    raise SystemExit("mqtt_bench: the boards stopped answering over MQTT")
+                continue
+            msg = json.loads(bytes(packet[1]))
+            if "method" in msg:
+                continue
+            if "result" not in msg or msg["result"].get("isError"):
+                raise SystemExit("mqtt_bench: a call over MQTT failed: %r" % msg)
+            got += 1
+        return got
+
+    def rate(self, calls, window, method="tools/call", params=None):
+        # -> calls per second: `calls` requests round-robin over the boards, `window` in flight.
+        params = params or {"name": READ, "arguments": {}}
+        began = time.perf_counter()
+        sent = done = 0
+        while done < calls:
+            while sent < calls and sent - done < window:
+                self.ask(self.rpc[sent % len(self.rpc)], method, params)
+                sent += 1
+            done += self.answers(1)
+        return calls / (time.perf_counter() - began)
+
+    def close(self):
+        self.client.close()
 
 
 async def withdrawn(client, seen, proc, label, timeout, sig):
@@ -141,25 +202,22 @@ def wait_online(port, count, timeout=120):
 
 async def run(args, broker, boards):
     from mcp import Client
-    names = ["sim-b%02d_%s" % (i, READ) for i in range(args.boards)]
+    ids = [board.id for _label, board in boards]
+    names = ["sim-%s_%s" % (board, READ) for board in ids]
     bridge = Bridge(broker.url)
     seen = ListChanged()
     try:
         async with Client(bridge.url, mode="legacy", message_handler=seen) as client:
             found = await listed(client, names, 120)
-            say("%d CPython sim boards, one Mosquitto, one tinymcp-bridge --mqtt (HTTP), the "
-                "SDK client:" % args.boards)
-            say("  discovery: bridge started -> all %d boards listed     %6.2f s"
+            say("%d CPython sim boards, one Mosquitto, one tinymcp-bridge --mqtt (HTTP); the "
+                "machine's 2 cores shared with other jobs (load average %.1f at the start):"
+                % (args.boards, os.getloadavg()[0]))
+            say("  discovery: bridge started -> all %d boards listed     %6.2f s (the SDK client)"
                 % (args.boards, found - bridge.started))
             rss = rss_mb(bridge.proc.pid)
             if rss is not None:
                 say("  the bridge's resident memory then                   %6.1f MB" % rss)
-            for window in (1, 8):
-                rates = [await calls_per_second(client, names, args.calls, window)
-                         for _ in range(RUNS)]
-                say("  tools/call %s round-robin, %d in flight  %6.0f/s (best of %d runs of %d "
-                    "calls; the others %s)" % (READ, window, max(rates), RUNS, args.calls,
-                                              ", ".join("%.0f" % r for r in sorted(rates)[:-1])))
+            await fleet_against_floor(args, broker, bridge, ids, names)
             kinds = [(boards[-1], signal.SIGKILL, "killed (SIGKILL), keep-alive 2 s"),
                      (boards[-2], signal.SIGSTOP, "frozen (SIGSTOP), keep-alive 2 s")]
             if args.default_keepalive:
@@ -169,25 +227,58 @@ async def run(args, broker, boards):
                 took = await withdrawn(client, seen, board.proc, label, 150, sig)
                 say("    %-38s %s" % (what, "%7.3f s" % took if took is not None
                                       else "not within 150 s"))
-        one, eight, rss = await beside(args.calls)
-        say("  beside it: tinymcp-bridge --sim (one board on a pty), the same client, best of "
-            "%d: %.0f/s one at a time, %.0f/s 8 in flight%s"
-            % (RUNS, one, eight, "; %.1f MB resident" % rss if rss is not None else ""))
+        rates, rss = await beside(args.calls)
+        say("  beside it: tinymcp-bridge --sim (one board on a pty), the same raw HTTP client, "
+            "best of %d: %s%s" % (RUNS, ", ".join("%.0f/s %d in flight" % (rate, window)
+                                                  for window, rate in zip(WINDOWS, rates)),
+                                  "; %.1f MB resident" % rss if rss is not None else ""))
     finally:
         bridge.proc.terminate()
         bridge.proc.wait(15)
 
 
+async def fleet_against_floor(args, broker, bridge, ids, names):
+    # tools/call round-robin over the boards: through the bridge from the raw HTTP client, and
+    # straight over MQTT (the floor), their runs interleaved; the best of RUNS each.
+    session = await Session.open(bridge.url)
+    floor = Floor(broker.port, ids)
+    try:
+        say("  tools/call %s round-robin over the %d boards, best of %d runs of %d calls each "
+            "(the others in brackets):" % (READ, len(ids), RUNS, args.calls))
+        say("    in flight   through the bridge (raw HTTP)      floor: straight over MQTT (raw "
+            "MQTT 5)   bridge/floor")
+        for window in WINDOWS:
+            fleet, floors, p50s = [], [], []
+            for _ in range(RUNS):
+                rate, p50 = await session.rate(args.calls, window, calls_to(names))
+                fleet.append(rate)
+                p50s.append(p50)
+                floors.append(await asyncio.to_thread(floor.rate, args.calls, window))
+            say("    %5d       %6.0f/s %-14s p50 %5.1f ms   %6.0f/s %-24s %5.2fx"
+                % (window, max(fleet), _others(fleet), sorted(p50s)[RUNS // 2] * 1000,
+                   max(floors), _others(floors), max(fleet) / max(floors)))
+    finally:
+        floor.close()
+
+
+def _others(rates):
+    return "(%s)" % ", ".join("%.0f" % r for r in sorted(rates)[:-1])
+
+
 async def beside(calls):
-    # The same SDK client and calls through tinymcp-bridge --sim (one board on a pty), for scale.
+    # The raw HTTP client's calls through tinymcp-bridge --sim (one board on a pty), for scale.
     from mcp import Client
     bridge = Bridge(None)
     try:
         async with Client(bridge.url, mode="legacy") as client:
             await listed(client, [READ], 30)   # one board: its tools carry no label
-            rss = rss_mb(bridge.proc.pid)
-            return [max([await calls_per_second(client, [READ], calls, window)
-                         for _ in range(RUNS)]) for window in (1, 8)] + [rss]
+        session = await Session.open(bridge.url)
+        rss = rss_mb(bridge.proc.pid)
+        rates = []
+        for window in WINDOWS:
+            rates.append(max([(await session.rate(calls, window, calls_to([READ])))[0]
+                              for _ in range(RUNS)]))
+        return rates, rss
     finally:
         bridge.proc.terminate()
         bridge.proc.wait(15)
@@ -196,9 +287,13 @@ async def beside(calls):
 def write_report(path, took_s, command):
     from tools.bench_support.report import write_page
     write_page(path, "MQTT benchmarks",
-               "Boards through a broker (issue 22): figures vary from run to run on a shared "
-               "machine. A killed board's socket is closed by its OS, and the broker sends its "
-               "will at once; a frozen one (as a board that lost power or its network) is given "
+               "Boards through a broker (issues 22, 30): figures vary from run to run on a "
+               "shared machine, whose load at the start is said with them. The floor is the "
+               "same tools/call asked of the same boards straight through the same broker by a "
+               "raw MQTT 5 client, with no bridge; bridge/floor is the share of it the bridge "
+               "keeps (the target is 0.5x). A killed board's socket is closed by its OS, and "
+               "the broker sends its will at once; a frozen one (as a board that lost power or "
+               "its network) is given "
                "1.5 keep-alive periods of silence and whatever the broker takes to look "
                "(Mosquitto checks keep-alives every few seconds).",
                command, took_s, REPORT, mosquitto_version())
@@ -216,7 +311,7 @@ def mosquitto_version():
 def main():
     parser = argparse.ArgumentParser(description="boards behind an MQTT broker, measured")
     parser.add_argument("--boards", type=int, default=20)
-    parser.add_argument("--calls", type=int, default=1000)
+    parser.add_argument("--calls", type=int, default=500)
     parser.add_argument("--no-default-keepalive", dest="default_keepalive",
                         action="store_false",
                         help="skip the killed board at the default keep-alive (90 s)")
@@ -239,7 +334,7 @@ def main():
             board.stop()
         broker.stop()
         shutil.rmtree(broker.dir, ignore_errors=True)
-    if args.boards == 20 and args.calls == 1000 and args.default_keepalive:
+    if args.boards == 20 and args.calls == 500 and args.default_keepalive:
         write_report(os.path.join(REPO, "docs", "mqtt-benchmarks.md"), time.monotonic() - started,
                      "python tools/mqtt_bench.py")
 

@@ -350,6 +350,20 @@ class SpecClient:
             return msg.get("id") == rid and "method" not in msg
         return self.wait(answer, timeout).json()
 
+    def pages(self, method="tools/list"):
+        # Every page of a list, following nextCursor -> the answers' payloads, as published.
+        payloads, cursor = [], None
+        while True:
+            rid = self._id()
+            self.publish(self.rpc, {"jsonrpc": "2.0", "id": rid, "method": method,
+                                    "params": {"cursor": cursor} if cursor else {}})
+            answer = self.wait(lambda m: m.topic == self.rpc and m.payload.startswith(b"{")
+                               and json.loads(m.payload).get("id") == rid)
+            payloads.append(answer.payload)
+            cursor = (answer.json().get("result") or {}).get("nextCursor")
+            if not cursor:
+                return payloads
+
     def close(self):
         # As the specification says a client leaves: "disconnected" on its presence topic first.
         if self.client.is_connected():
@@ -369,3 +383,17 @@ def spec_clients(broker):
     yield make
     for c in made:
         c.close()
+
+
+def bench_tools():
+    # The names of the tools the sim board offers with its bench on, from its own tools/list
+    # in this process (no link: one page).
+    import runpy
+    server = runpy.run_path(os.path.join(REPO, "boards", "sim", "main.py"))["build"](bench=True)
+    server.handle(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "tests", "version": "1"}}}).encode())
+    listed = json.loads(server.handle(b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}'))
+    assert "nextCursor" not in listed["result"]
+    return {tool["name"] for tool in listed["result"]["tools"]}
+

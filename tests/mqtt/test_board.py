@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from tests.mqtt.conftest import RUNTIMES, Broker
+from tests.mqtt.conftest import RUNTIMES, Broker, SpecClient, bench_tools
 
 SERVER_PROPS = {"MCP-COMPONENT-TYPE", "MCP-MQTT-CLIENT-ID"}
 
@@ -188,7 +188,6 @@ def test_a_board_that_stops_clears_its_presence_itself(broker, boards, spec_clie
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
 def test_the_board_comes_back_after_a_broker_restart(boards, runtime):
-    from tests.mqtt.conftest import SpecClient
     broker = Broker()
     try:
         board = boards(runtime, broker.url, "phoenix-" + runtime, "--keepalive", "2")
@@ -289,3 +288,91 @@ def test_a_message_not_from_the_client_its_topic_names_is_dropped(broker, boards
     said = [line for line in board.stderr().splitlines() if "on the topics of client" in line]
     assert said == ["tinymcp: a message on the topics of client %s from %s: dropped (and any "
                     "more such, unsaid)" % (owner.id, None)], said
+
+
+def _fitted(payloads, most):
+    # Each page's answer fits the packet limit (with the head the board puts before it); their
+    # tools, all of them, once each.
+    names = []
+    for payload in payloads:
+        assert len(payload) <= most, len(payload)
+        names += [tool["name"] for tool in json.loads(payload)["result"]["tools"]]
+    assert len(names) == len(set(names))
+    return set(names)
+
+
+def test_a_board_with_many_tools_pages_its_list_to_fit_its_mqtt_messages(broker, boards,
+                                                                          spec_clients, runtime):
+    # Issue 30: the sim board with its bench on has a tools/list of 14 KB, longer than the
+    # board's MQTT output buffer (8 KiB): it pages the list (nextCursor) to fit.
+    board = boards(runtime, broker.url, "many-" + runtime, "--bench")
+    client = spec_clients("many-client-" + runtime)
+    _, name = client.discover(board.id)
+    client.initialize(board.id, name)
+    payloads = client.pages()
+    assert len(payloads) >= 2
+    assert _fitted(payloads, 8192) == bench_tools()
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_the_board_keeps_to_the_brokers_maximum_packet_size(boards, runtime):
+    # The broker's CONNACK says the largest packet it takes (Mosquitto's max_packet_size): the
+    # board's pages fit it (a longer packet and the broker would cut the board off).
+    broker = Broker(config=["max_packet_size 2048"])
+    try:
+        board = boards(runtime, broker.url, "small-" + runtime)
+        client = SpecClient(broker.port, "small-client-" + runtime)
+        _, name = client.discover(board.id)
+        client.initialize(board.id, name)
+        payloads = client.pages()
+        assert len(payloads) >= 3   # 4.6 KB of tools
+        assert "read_temperature" in _fitted(payloads, 2048 - 100)
+        assert client.request("ping")["result"] == {}
+        assert "is out of reach" not in board.stderr()   # never cut off
+        client.close()
+    finally:
+        broker.stop()
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_an_answer_longer_than_the_broker_takes_is_an_error_the_client_reads(boards, runtime):
+    # A bench tool's entry alone (up to 1.4 KB) does not fit a 1 KiB packet: that page's answer
+    # is a JSON-RPC error saying so, in JSON the client can read, and the board serves on.
+    broker = Broker(config=["max_packet_size 1024"])
+    try:
+        board = boards(runtime, broker.url, "tight-" + runtime, "--bench")
+        client = SpecClient(broker.port, "tight-client-" + runtime)
+        _, name = client.discover(board.id)
+        client.initialize(board.id, name)
+        failed = None
+        cursor = None
+        for _ in range(len(bench_tools())):
+            answer = client.request("tools/list", {"cursor": cursor} if cursor else {})
+            if "error" in answer:
+                failed = answer
+                break
+            cursor = answer["result"]["nextCursor"]
+        assert failed is not None
+        error = failed["error"]
+        assert error["code"] == -32603
+        assert error["data"]["reason"] == "answer-too-long"
+        assert 800 < error["data"]["limit"] < 1024
+        assert client.request("ping")["result"] == {}
+        assert "is out of reach" not in board.stderr()
+        client.close()
+    finally:
+        broker.stop()
+
+
+def test_an_answer_longer_than_the_boards_buffer_is_an_error_never_silence(broker, boards,
+                                                                          spec_clients, runtime):
+    # An error that echoes a 7.9 KB tool name outgrows the board's 8 KiB MQTT buffer: the
+    # client gets an error it can read, not nothing.
+    board = boards(runtime, broker.url, "echo-" + runtime)
+    client = spec_clients("echo-client-" + runtime)
+    _, name = client.discover(board.id)
+    client.initialize(board.id, name)
+    answer = client.request("tools/call", {"name": "x" * 7900, "arguments": {}})
+    assert answer["error"]["code"] == -32603
+    assert answer["error"]["data"] == {"reason": "answer-too-long", "limit": 7744}
+    assert client.request("ping")["result"] == {}

@@ -16,11 +16,12 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.bridge.conftest import REPO, Bridge, bridge_script, clean_env
-from tests.mqtt.conftest import Broker, ListChanged
+from tests.mqtt.conftest import RUNTIMES, Broker, ListChanged, bench_tools
 from tests.free_port import free_port
 from tests.windows_shim import SHIM_ENV
 from tinymcp.host.bridge.routes import LABEL
 from tinymcp.host.bridge.mqtt import label_for
+from tinymcp.host.lineclient import LineClient
 
 READ = "read_temperature"
 WAIT = "wait_for_event"   # the bridge's own tool, across its boards
@@ -467,3 +468,58 @@ def test_install_puts_the_brokers_login_in_the_entrys_env_and_keeps_the_file_pri
                              "TINYMCP_MQTT_CA": "/etc/ssl/site-ca.pem"}
     assert "pw-in-env" not in out and "pw-in-env" not in err and "in clear" in err
     assert oct(os.stat(path).st_mode & 0o777) == oct(0o600)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_a_board_with_many_tools_lists_them_all(broker, boards, bridges, runtime):
+    # Issue 30: the bench sim board's tools/list is longer than one of its MQTT messages; it
+    # pages it, and the bridge follows nextCursor: hosts see every tool, not only the
+    # bridge's own wait_for_event.
+    board = "many-" + runtime
+    boards(runtime, broker.url, board, "--bench")
+    url, _ = bridges("--mqtt", broker.url, "--mqtt-insecure")
+    # (a board's own wait_for_event is folded into the bridge's, across its boards)
+    wanted = {"sim-%s_%s" % (board, name) for name in bench_tools() - {WAIT}}
+
+    async def main():
+        async with Client(url, mode="legacy") as client:
+            assert await tools_when(client, lambda n: n >= {"sim-%s_%s" % (board, READ)}) == wanted
+    asyncio.run(main())
+
+
+def test_an_answer_a_board_cannot_send_is_logged_naming_the_board(boards, bridges):
+    # Behind a broker that takes 1 KiB packets, a page holding one 1.4 KB bench tool cannot
+    # be sent: the board answers with an error, and the bridge says so, naming the board.
+    broker = Broker(config=["max_packet_size 1024"])
+    try:
+        boards("python", broker.url, "tight", "--bench")
+        url, bridge = bridges("--mqtt", broker.url, "--mqtt-insecure")
+        said = bridge.wait_stderr(r"board sim-tight: tools/list failed .*").group(0)
+        assert "answer-too-long" in said and "hosts see none of its tools" in said
+        assert ("board mqtt://127.0.0.1:%d tight/tinymcp/sim could not send its answer to "
+                "tools/list: longer than its link carries" % broker.port) in bridge.stderr()
+    finally:
+        broker.stop()
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+def test_a_hosts_first_list_waits_for_the_boards_the_broker_has(broker, boards, spec_clients,
+                                                                era):
+    # Issue 30: the board is online before the bridge starts; a host's first tools/list, sent
+    # as the bridge starts, waits for it (both eras), as for a board that is starting.
+    board = boards("micropython", broker.url, "early-" + era)
+    spec_clients("watch-" + era).discover(board.id)   # its presence is retained now
+    bridge = LineClient.spawn([bridge_script(), "--mqtt", broker.url, "--mqtt-insecure"],
+                              cwd=REPO, env=clean_env())
+    try:
+        if era == "2026-07-28":
+            listed = bridge.request("tools/list", {"_meta": {
+                "io.modelcontextprotocol/protocolVersion": era,
+                "io.modelcontextprotocol/clientCapabilities": {}}})
+        else:
+            bridge.initialize(era)
+            listed = bridge.request("tools/list")
+        names = {tool["name"] for tool in listed["result"]["tools"]}
+        assert "sim-early-%s_%s" % (era, READ) in names, (names, bridge.stderr())
+    finally:
+        bridge.close()

@@ -18,6 +18,8 @@ RESET = -32000
 NOT_SERVING = -32000
 TIMEOUT = -32001
 DEFAULT_MAX_FRAME = 4096  # what a board that does not say reads at most (tinymcp's default)
+ANSWER_TOO_LONG = "answer-too-long"   # error.data's reason: the answer outgrew the board's link
+                                      # (an MQTT board's, ports/mqtt.py; tinymcp/protocol.py)
 # What a board prints when it (re)boots; any of these on the line means the session is gone.
 BOOT_MARKS = (b"MicroPython v", b"soft reboot", b"rst:0x")
 # What only a board at its Python REPL prints (besides its ">>>" prompt): our JSON evaluated
@@ -386,6 +388,10 @@ class BoardSession:
                         % (p.method, why), "malformed")
         elif p.method == "resources/read" and self.link.mode == "cbor":
             _restore_uri(msg, p.params)
+        elif reason(msg) == ANSWER_TOO_LONG:   # an error already: said here too
+            log.warning("board %s could not send its answer to %s: longer than its link "
+                        "carries (%s bytes)", self.link.device, p.method,
+                        msg["error"]["data"].get("limit"))
         p.settle(msg)
 
     def _board_message(self, msg):

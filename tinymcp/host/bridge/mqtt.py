@@ -54,6 +54,8 @@ MAX_NAMES = 16            # server-names one server-id may announce at once; mor
 NEW_PER_S = 10            # initialize sent to boards not yet served, per second and broker
 ANONYMOUS_WAIT = 5         # seconds for the broker to answer a client without a login
 ASK_AGAIN = (2, 120)      # seconds before asking a silent board again: first, at most
+LOOK = 5.0                # seconds a broker's first look at its boards may take (hosts' first
+                          # lists wait for it): from the start, or from a reconnect
 CLIENT_INFO = {"name": "tinymcp-bridge", "version": "0.1.0"}   # BoardSession's default
 
 
@@ -291,6 +293,9 @@ class Broker:
         self._warned = set()          # the limits said once each
         self._probe = None            # the message id of the ACL probe in flight
         self._asks = None             # the task asking boards to initialize
+        self._look_until = 0.0        # the loop's time the first look ends by (0: no look)
+        self._looked = False          # the retained presences are all in (the marker came)
+        self._marker = None           # the SUBSCRIBE whose SUBACK comes after them
         self._wake = None
         self._queue = collections.deque()
         self._queued = collections.Counter()   # server-id -> its messages in the queue
@@ -325,6 +330,7 @@ class Broker:
         c.on_message = self._message
         c.on_publish = self._published
         c.on_connect_fail = self._connect_failed
+        c.on_subscribe = self._subscribed
 
     @property
     def presence_topic(self):
@@ -341,6 +347,7 @@ class Broker:
             log.warning("--mqtt-insecure: the bridge reaches %s without a login: any client "
                         "there can speak for any of its boards", self.shown)
         log.info("--mqtt: reaching the broker %s as %s", self.shown, self.client_id)
+        self._look_until = self.loop.time() + LOOK
         self._wake = asyncio.Event()
         self._asks = self.loop.create_task(self._ask_boards())
         self._asks.add_done_callback(log_failure)
@@ -385,16 +392,41 @@ class Broker:
             self._probe = None
             self._call(self._probed, reason.is_failure, str(reason))
 
+    def finding(self):
+        # True while the first look at this broker's boards goes on (at most LOOK seconds from
+        # the start or a reconnect): its retained presences are not all in, or a board they
+        # announce is not yet asked to initialize, or asked once and not yet answering. A
+        # host's first list waits for them as for boards starting (router.Router.finding).
+        now = self.loop.time() if self.loop is not None else 0.0
+        if now >= self._look_until:
+            return False
+        return not self._looked or any(asked.tries == 0 or (asked.tries == 1 and now < asked.at)
+                                       for asked in self.asking.values())
+
     def _subscribe(self):
+        # Presences first, then the rest in a second SUBSCRIBE: the broker sends the retained
+        # presences before it answers that one, so its SUBACK says they are all in.
         from paho.mqtt.subscribeoptions import SubscribeOptions
         plain = SubscribeOptions(qos=0)
-        topics = []
+        presences, topics = [], []
         for name_filter in self.filters:   # as the specification says, so ACLs can say it too
-            topics += [("$mcp-server/presence/+/" + name_filter, plain),
-                       ("$mcp-server/capability/+/" + name_filter, plain),
+            presences.append(("$mcp-server/presence/+/" + name_filter, plain))
+            topics += [("$mcp-server/capability/+/" + name_filter, plain),
                        ("$mcp-rpc/%s/+/%s" % (self.client_id, name_filter),
                         SubscribeOptions(qos=0, noLocal=True))]
-        self.client.subscribe(topics)
+        self._looked = False
+        self._look_until = self.loop.time() + LOOK
+        self.client.subscribe(presences)
+        self._marker = self.client.subscribe(topics)[1]
+
+    def _subscribed(self, client, userdata, mid, reasons, properties):
+        # paho's thread: a SUBACK, queued behind the messages that came before it.
+        with self._lock:
+            self._queue.append((None, None, mid, None))
+            wake = not self._draining
+            self._draining = True
+        if wake:
+            self._call(self._drain)
 
     def _connect_failed(self, client, userdata):
         # Called from paho's except clause: the exception is the reason.
@@ -435,6 +467,7 @@ class Broker:
 
     def _trouble(self, line):
         self.connected = False
+        self._look_until = 0.0   # nothing to wait for until it is back
         if line != self._said:
             self._said = line
             log.error("%s; trying again (every %d s at most)", line, RETRY[1])
@@ -461,6 +494,7 @@ class Broker:
             if line != self._said:
                 self._said = line
                 log.error("%s", line)
+            self._look_until = 0.0
             return
         if why is not None and not self.unverified:
             log.warning("--mqtt-insecure: the broker %s enforces no ACL: any client there can "
@@ -522,9 +556,13 @@ class Broker:
                     self._draining = False
                     break
                 who, topic, payload, sender = self._queue.popleft()
-                self._queued[who] -= 1
-                if not self._queued[who]:
-                    del self._queued[who]
+                if topic is not None:
+                    self._queued[who] -= 1
+                    if not self._queued[who]:
+                        del self._queued[who]
+            if topic is None:   # a SUBACK (its message id): the marker, the presences are in
+                self._looked = self._looked or payload == self._marker
+                continue
             try:
                 self._handle(topic, payload, sender)
             except Exception:
@@ -624,6 +662,7 @@ class Broker:
             _, key = min(due)
             asked = self.asking[key]
             asked.rid = "tinymcp-bridge-%d" % next(ids)
+            asked.tries += 1
             asked.at = now + asked.pause
             asked.pause = min(asked.pause * 2, ASK_AGAIN[1])
             self.publish("$mcp-server/%s/%s" % key, json.dumps(
@@ -669,10 +708,11 @@ class Broker:
 
 class Asked:
     # A board announced and not yet answering initialize: when to ask it (again), and how.
-    __slots__ = ("at", "pause", "rid", "said")
+    __slots__ = ("at", "pause", "rid", "said", "tries")
 
     def __init__(self):
         self.at = 0.0
+        self.tries = 0      # initialize sent so often
         self.pause = ASK_AGAIN[0]
         self.rid = None
         self.said = False   # its refusal is in the log
@@ -717,4 +757,7 @@ class BrokerBoards:
 def serve_brokers(urls, filters, router, make_session, insecure=False):
     # -> a Broker for each --mqtt URL, their boards served by router (BrokerBoards).
     present = BrokerBoards(router, make_session)
-    return [Broker(url, filters or ["#"], present, insecure) for url in urls]
+    brokers = [Broker(url, filters or ["#"], present, insecure) for url in urls]
+    for broker in brokers:   # hosts' first lists wait for the boards each finds at first
+        router.finding(broker)
+    return brokers

@@ -22,6 +22,7 @@ LIST_CHANGED_GAP = 0.25   # seconds: a burst of list changes is told once per ga
 MAX_PAGES = 100           # pages of one list the bridge follows (a board may loop its cursors)
 LIST_WAIT = 5.0           # seconds a list waits for boards that are starting when none is ready
 SETTLE = 2.0              # seconds a host's initialize waits for the other boards once one is ready
+LOOK_AGAIN = 0.25         # seconds between looks at boards starting, while a list waits for them
 BRIDGE_INFO = {"name": "tinymcp-bridge", "version": "0.1.0"}
 # What hosts are told with several boards: boards come and go, and their lists with them.
 SEVERAL_CAPABILITIES = {"tools": {"listChanged": True}, "prompts": {"listChanged": True},
@@ -116,6 +117,8 @@ class Router:
         self.events = BridgeEvents(several)   # what every board noticed: wait_for_event
         self.task_owners = {}     # task id -> [board, host session, bridge progress token]
         self.owners = set()       # hosts named as the owner of a tools/call (their leases)
+        self.finders = []         # what is still finding boards when asked (finding(): a broker)
+        self._change = asyncio.Event()   # set when a board is added, listed or lost
         self._tokens = itertools.count(1)
 
     # -- the boards -------------------------------------------------------------------------
@@ -130,6 +133,7 @@ class Router:
         board.session = make_session(board)
         self.boards.append(board)
         board.run(board.session.run())
+        self._change.set()
         return board
 
     async def remove(self, board):
@@ -223,17 +227,40 @@ class Router:
         labels = [b.label for b in self.boards if b.listed]
         return dict(BRIDGE_INFO, title="tinymcp boards: " + (", ".join(labels) or "none yet"))
 
+    def finding(self, finder):
+        # finder.finding() -> True while it is still finding boards that are there (a broker's
+        # first look at its presences): until then they count as boards starting.
+        self.finders.append(finder)
+
+    def _starting(self):
+        # Boards hosts do not see yet and may soon: being initialized or learned, or not yet
+        # found by a finder (not those unplugged, nor those that answer without serving).
+        return any(finder.finding() for finder in self.finders) or any(
+            not b.listed and b.session.state != "disconnected" and b.session.not_serving() is None
+            for b in self.boards)
+
     async def _settle(self, wait):
-        waits = [asyncio.ensure_future(b.session.wait_ready(wait)) for b in self.boards]
+        # Until a board is listed (at most wait) while boards are starting; then up to SETTLE
+        # more for the others that are.
+        loop = asyncio.get_running_loop()
+        end = loop.time() + wait
+        while not any(b.listed for b in self.boards):
+            if not self._starting() or loop.time() >= end:
+                return
+            await self._next_change(end)
+        end = loop.time() + SETTLE
+        while self._starting() and loop.time() < end:
+            await self._next_change(end)
+
+    async def _next_change(self, end):
+        # Until a board is added, listed or lost, or LOOK_AGAIN passes (what a board session
+        # does not tell: unplugged, not serving; a finder's progress).
+        self._change.clear()
+        left = min(LOOK_AGAIN, end - asyncio.get_running_loop().time())
         try:
-            pending = waits
-            while pending and not any(b.listed for b in self.boards):
-                _done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            if pending:
-                await asyncio.wait(pending, timeout=SETTLE)
-        finally:
-            for task in waits:
-                task.cancel()
+            await asyncio.wait_for(self._change.wait(), max(left, 0.0))
+        except asyncio.TimeoutError:
+            pass
 
     # -- host requests ----------------------------------------------------------------------
 
@@ -459,12 +486,14 @@ class Router:
             board.listed = True
             log.info("board %s ready: its tools are %s_*", board.label, board.label)
             self._changed_all()
+            self._change.set()
         elif "tools" in changed:   # a different firmware came back after the reset
             self._changed("tools")
 
     def board_lost(self, board):
         # The board's session ended (a reset, an unplug): with several, its tools go meanwhile.
         self.events.left(board)
+        self._change.set()
         if self.several and board.listed:
             board.listed = False
             log.info("board %s is gone: its tools are withdrawn", board.label)
@@ -481,6 +510,10 @@ class Router:
                                                   internal=True)
                 result = reply.get("result")
                 if not result or type(result.get(key)) is not list:
+                    if board.session.state == "ready":   # not a reset meanwhile: said
+                        log.warning("board %s: %s failed (%s); hosts see none of its %s",
+                                    board.name, method, str(reply.get("error") or reply)[:200],
+                                    kind)
                     items = None
                     break
                 items += result[key]
