@@ -1,8 +1,10 @@
 # tinymcp-bridge --install HOST / --print-config HOST: the bridge, with the options given, as one
 # server entry in a desktop host's own MCP config file, every other thing in that file kept.
+import base64
 import json
 import os
 import re
+import shlex
 import shutil
 import sys
 import sysconfig
@@ -109,6 +111,27 @@ def entry(host, command, env):
     if env:
         shaped["env"] = env
     return shaped
+
+
+def install_lines(host, name, server, platform):
+    # -> what adds the entry to HOST without touching its file: VS Code's `code --add-mcp` command
+    # and vscode: link, Cursor's install link; [] for the other hosts. Each carries the entry
+    # exactly as --install writes it (secrets as the placeholders --print-config shows).
+    from urllib.parse import quote, urlencode
+    compact = (",", ":")
+    if host == "vscode":
+        added = json.dumps(dict({"name": name}, **server), separators=compact)
+        if platform == "win32":   # quoted as Windows programs split their command line
+            import subprocess
+            command = "code --add-mcp " + subprocess.list2cmdline([added])
+        else:
+            command = "code --add-mcp " + shlex.quote(added)
+        return [command, "vscode:mcp/install?" + quote(added, safe="")]
+    if host == "cursor":
+        config = base64.b64encode(json.dumps(server, separators=compact).encode()).decode()
+        return ["cursor://anysphere.cursor-deeplink/mcp/install?"
+                + urlencode({"name": name, "config": config})]
+    return []
 
 
 def read_config(path):
@@ -253,6 +276,12 @@ def main(argv, platform=sys.platform, environ=os.environ, out=None, err=None):
                 if hidden else server
             print(json.dumps({HOSTS[host].key: {args.name: shown}}, indent=2), file=out)
             print("tinymcp-bridge: this goes into %s" % path, file=err)
+            lines = install_lines(host, args.name, shown, platform)
+            if lines:
+                how = "this command, or by opening this link" if len(lines) > 1 else \
+                    "by opening this link"
+                print("tinymcp-bridge: or add it to %s with %s:\n%s"
+                      % (HOSTS[host].title, how, "\n".join(lines)), file=err)
             if hidden:
                 print("tinymcp-bridge: put the value of $%s where \"<set ...>\" stands "
                       "(--install %s writes it, into a file readable by you only)"
