@@ -78,7 +78,7 @@ def passed_on(argv, specs):
             # argparse took the next word as the board unless it looks like an option
             if not eq and i < len(argv) and not argv[i].startswith("-"):
                 i += 1
-            board = _board(next(sims))
+            board = sim_given(next(sims))
             out += ["--sim=" + board] if eq else ["--sim"] if board == "sim" else ["--sim", board]
         elif option == "--pins":
             given = argv[i - 1][len("--pins="):] if eq else argv[i] if i < len(argv) else ""
@@ -89,8 +89,9 @@ def passed_on(argv, specs):
     return out
 
 
-def _board(spec):
-    # A bundled board's name stays a name; a board folder or file is given by its absolute path.
+def sim_given(spec):
+    # --sim's value for a host's config (and the demo's snippet): a bundled board's name stays
+    # a name; a board folder or file is given by its absolute path.
     # An unknown board is a PortError, as it is when the bridge starts.
     from tinymcp.host.deploy import DeployError
     from tinymcp.host.deploy.tree import device_tree
