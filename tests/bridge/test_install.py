@@ -500,3 +500,20 @@ def test_the_links_never_carry_a_token(tmp_path, capsys):
             if line.startswith("cursor:"):
                 decoded = base64.b64decode(parse_qs(urlsplit(line).query)["config"][0]).decode()
             assert token not in decoded and "<set TINYMCP_BOARD_TOKEN>" in decoded
+
+
+@pytest.mark.parametrize("platform", ["darwin", "win32", "linux"])
+def test_the_claude_code_command_carries_the_entry_install_writes(tmp_path, capsys, platform):
+    import shlex
+    environ, roots = fake_os(tmp_path, platform)
+    argv = ["--sim", "--port", "socket://10.0.0.7:8765", "--name", "bench"]
+    status, _out, err = run_main(["--print-config", "claude-code"] + argv, platform, environ,
+                                 capsys)
+    assert status == 0
+    (command,) = links(err)
+    words = windows_argv(command) if platform == "win32" else shlex.split(command)
+    assert words[:6] == ["claude", "mcp", "add-json", "--scope", "user", "bench"]
+    assert len(words) == 7
+    assert run_main(["--install", "claude-code"] + argv, platform, environ, capsys)[0] == 0
+    written = json.load(open(place("claude-code", platform, roots)))["mcpServers"]["bench"]
+    assert json.loads(words[6]) == written

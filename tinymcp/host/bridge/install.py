@@ -115,24 +115,31 @@ def entry(host, command, env):
 
 
 def install_lines(host, name, server, platform):
-    # -> what adds the entry to HOST without touching its file: VS Code's `code --add-mcp` command
-    # and vscode: link, Cursor's install link; [] for the other hosts. Each carries the entry
-    # exactly as --install writes it (secrets as the placeholders --print-config shows).
+    # -> (how, [lines]): what adds the entry to HOST by the host's own means: VS Code's
+    # `code --add-mcp` command and vscode: link, Cursor's install link, Claude Code's
+    # `claude mcp add-json` (user scope: ~/.claude.json's mcpServers); (None, []) for Claude
+    # Desktop. Each carries the entry exactly as --install writes it (secrets as the
+    # placeholders --print-config shows).
     from urllib.parse import quote, urlencode
     compact = (",", ":")
+
+    def quoted(word):
+        if platform == "win32":   # as Windows programs split their command line
+            import subprocess
+            return subprocess.list2cmdline([word])
+        return shlex.quote(word)
     if host == "vscode":
         added = json.dumps(dict({"name": name}, **server), separators=compact)
-        if platform == "win32":   # quoted as Windows programs split their command line
-            import subprocess
-            command = "code --add-mcp " + subprocess.list2cmdline([added])
-        else:
-            command = "code --add-mcp " + shlex.quote(added)
-        return [command, "vscode:mcp/install?" + quote(added, safe="")]
+        return "this command, or by opening this link", [
+            "code --add-mcp " + quoted(added), "vscode:mcp/install?" + quote(added, safe="")]
     if host == "cursor":
         config = base64.b64encode(json.dumps(server, separators=compact).encode()).decode()
-        return ["cursor://anysphere.cursor-deeplink/mcp/install?"
-                + urlencode({"name": name, "config": config})]
-    return []
+        return "by opening this link", ["cursor://anysphere.cursor-deeplink/mcp/install?"
+                                        + urlencode({"name": name, "config": config})]
+    if host == "claude-code":
+        return "this command", ["claude mcp add-json --scope user %s %s" % (
+            quoted(name), quoted(json.dumps(server, separators=compact)))]
+    return None, []
 
 
 def read_config(path):
@@ -277,10 +284,8 @@ def main(argv, platform=sys.platform, environ=os.environ, out=None, err=None):
                 if hidden else server
             print(json.dumps({HOSTS[host].key: {args.name: shown}}, indent=2), file=out)
             print("tinymcp-bridge: this goes into %s" % path, file=err)
-            lines = install_lines(host, args.name, shown, platform)
+            how, lines = install_lines(host, args.name, shown, platform)
             if lines:
-                how = "this command, or by opening this link" if len(lines) > 1 else \
-                    "by opening this link"
                 print("tinymcp-bridge: or add it to %s with %s:\n%s"
                       % (HOSTS[host].title, how, "\n".join(lines)), file=err)
             if hidden:
