@@ -150,3 +150,17 @@ def test_pipx_install_of_the_wheel_gives_working_commands(wheel, tmp_path):
     out = run([str(tmp_path / "bin" / "tinymcp-bridge"), "--sim", "./myboard"], tmp_path, env,
               frames, 60)
     assert json.loads(out.splitlines()[0])["result"]["protocolVersion"] == "2025-11-25"
+
+
+def test_the_readme_builds_the_wheel_with_build_installed_first_and_a_build_folder_is_harmless():
+    # Without the build package, python -m build in a checkout finds its build/ folder (the
+    # tests' artifacts, deploy's --build) and fails with "'build' is a package and cannot be
+    # directly executed": the README installs it first, and ./run keeps its logs elsewhere.
+    with open(os.path.join(REPO, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    assert readme.index("python -m pip install build") < readme.index("python -m build --wheel")
+    with open(os.path.join(REPO, "run"), encoding="utf-8") as f:
+        assert "build/setup-logs" not in f.read()
+    os.makedirs(os.path.join(REPO, "build"), exist_ok=True)
+    assert run([sys.executable, "-m", "build", "--version"], REPO, dict(os.environ)).startswith(
+        "build ")

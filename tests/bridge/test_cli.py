@@ -192,6 +192,15 @@ def test_demo_narrates_a_session_and_ends_cleanly():
     assert re.search(r"\u2192 tools/call read_temperature", text)
     assert "\u2192 resources/subscribe" in text
     assert "\u2190 notifications/resources/updated" in text
+    # the board at work: every tool answers, numbers as people read them, the plot as a file
+    answers = re.findall(r"\u2190 (.*)", text)
+    assert not [a for a in answers if a.startswith(("tool error", "error"))], answers
+    called = text.split("\u2192 tools/call ")[1:]
+    assert len(called) >= 8
+    assert not re.search(r"\d\.\d{7,}", "".join(c.split("\u2192")[0] for c in called))
+    plot = re.search(r"\u2192 tools/call plot_history .*\n\u2190 \[\"image/svg\+xml, [0-9.]+ KB: "
+                     r"([^\"]+)\"\]", text)
+    assert plot and open(plot.group(1)).read().startswith("<svg")
 
 
 def test_requests_piped_from_a_file_are_all_answered(tmp_path):
@@ -235,3 +244,17 @@ def test_a_2024_host_gets_no_annotations(line_client):
     client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     tools = client.request("tools/list")["result"]["tools"]
     assert tools and all("annotations" not in t for t in tools)
+
+
+def test_the_demo_shows_a_board_folder_by_its_absolute_path(tmp_path):
+    # What a terminal shows to paste into a host's config works from any folder, as --install's.
+    from tinymcp.host.deploy.starter import main_py
+    (tmp_path / "myboard").mkdir()
+    (tmp_path / "myboard" / "main.py").write_text(main_py("myboard"))
+    done = subprocess.run(BRIDGE + ["--sim", "./myboard", "--demo", "--demo-seconds", "1"],
+                          cwd=str(tmp_path), env=clean_env(), capture_output=True,
+                          stdin=subprocess.DEVNULL, timeout=60)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    text = done.stderr.decode()
+    assert "--install HOST --sim %s\n" % (tmp_path / "myboard") in text
+    assert json.dumps(str(tmp_path / "myboard")) in text and "./myboard" not in text

@@ -186,7 +186,10 @@ def test_print_config_prints_the_entry_install_writes_and_writes_nothing(tmp_pat
     assert status == 0 and not os.path.exists(tmp_path / "roaming")
     printed = json.loads(out)
     assert list(printed) == ["servers"] and list(printed["servers"]) == ["board"]
-    assert err.strip() == "tinymcp-bridge: this goes into %s" % path
+    said = err.strip().splitlines()
+    assert said[0] == "tinymcp-bridge: this goes into %s" % path
+    assert said[1] == "tinymcp-bridge: or add it to VS Code with this command, or by opening " \
+        "this link:" and said[2].startswith("code --add-mcp ") and len(said) == 4
     assert run_main(["--install", "vscode"] + argv, "win32", environ, capsys)[0] == 0
     assert json.load(open(path)) == printed
 
@@ -398,3 +401,119 @@ def test_the_command_is_the_console_script_beside_python_or_python_running_the_m
     bare = make("bare", "bin", "python3")
     assert install.bridge_command(bare, windows=False) == [bare, "-m", "tinymcp.host.bridge"]
     assert install.bridge_command() == [bridge_script()]
+
+
+def windows_argv(line):
+    # -> the arguments a Windows program gets from its command line (CommandLineToArgvW's rules:
+    # backslashes are literal unless they precede a quote; 2n of them and a quote: n and a
+    # toggle; 2n+1: n and a literal quote).
+    args, arg, quoted, i, started = [], "", False, 0, False
+    while i < len(line):
+        c = line[i]
+        if c == "\\":
+            n = len(line[i:]) - len(line[i:].lstrip("\\"))
+            if line[i + n:i + n + 1] == '"':
+                arg += "\\" * (n // 2) + ('"' if n % 2 else "")
+                i += n + (1 if n % 2 else 0)   # an even run leaves its quote to toggle
+            else:
+                arg += "\\" * n
+                i += n
+            started = True
+            continue
+        if c == '"':
+            quoted, started = not quoted, True
+        elif c in " \t" and not quoted:
+            if started:
+                args.append(arg)
+            arg, started = "", False
+        else:
+            arg, started = arg + c, True
+        i += 1
+    if started:
+        args.append(arg)
+    return args
+
+
+def links(err):
+    # -> the lines after "or add it to ...:" on --print-config's stderr.
+    said = err.strip().splitlines()
+    at = [i for i, line in enumerate(said) if line.startswith("tinymcp-bridge: or add it")]
+    following = said[at[0] + 1:] if at else []
+    told = [i for i, line in enumerate(following) if line.startswith("tinymcp-bridge:")]
+    return following[:told[0]] if told else following
+
+
+@pytest.mark.parametrize("platform", ["darwin", "win32", "linux"])
+def test_vscode_add_mcp_command_and_link_carry_the_entry_install_writes(tmp_path, capsys,
+                                                                       platform, monkeypatch):
+    import shlex
+    from urllib.parse import unquote
+    (tmp_path / "my board").mkdir()
+    (tmp_path / "my board" / "main.py").write_text(BOARD)
+    monkeypatch.chdir(tmp_path)
+    environ, roots = fake_os(tmp_path, platform)
+    argv = ["--sim", "./my board", "--port", "socket://10.0.0.7:8765", "--name", "bench",
+            "--log-level", "info"]
+    status, _out, err = run_main(["--print-config", "vscode"] + argv, platform, environ, capsys)
+    assert status == 0
+    command, link = links(err)
+    words = windows_argv(command) if platform == "win32" else shlex.split(command)
+    assert words[:2] == ["code", "--add-mcp"] and len(words) == 3
+    added = json.loads(words[2])
+    assert link.startswith("vscode:mcp/install?")
+    assert json.loads(unquote(link[len("vscode:mcp/install?"):])) == added
+    assert run_main(["--install", "vscode"] + argv, platform, environ, capsys)[0] == 0
+    written = json.load(open(place("vscode", platform, roots)))["servers"]["bench"]
+    assert added == dict(written, name="bench")
+
+
+@pytest.mark.parametrize("platform", ["darwin", "win32", "linux"])
+def test_the_cursor_link_carries_the_entry_install_writes(tmp_path, capsys, platform):
+    import base64
+    from urllib.parse import parse_qs, urlsplit
+    environ, roots = fake_os(tmp_path, platform)
+    argv = ["--port", "auto", "--compact", "--name", "desk"]
+    status, _out, err = run_main(["--print-config", "cursor"] + argv, platform, environ, capsys)
+    assert status == 0
+    (link,) = links(err)
+    parts = urlsplit(link)
+    assert (parts.scheme, parts.netloc, parts.path) == ("cursor", "anysphere.cursor-deeplink",
+                                                        "/mcp/install")
+    query = parse_qs(parts.query, strict_parsing=True)
+    assert query["name"] == ["desk"]
+    config = json.loads(base64.b64decode(query["config"][0], validate=True))
+    assert run_main(["--install", "cursor"] + argv, platform, environ, capsys)[0] == 0
+    assert config == json.load(open(place("cursor", platform, roots)))["mcpServers"]["desk"]
+
+
+def test_the_links_never_carry_a_token(tmp_path, capsys):
+    import base64
+    from urllib.parse import parse_qs, unquote, urlsplit
+    token = "correct-horse-battery-staple"
+    for host in ("vscode", "cursor"):
+        status, _out, err = run_main(["--print-config", host, "--port", "socket://h:1",
+                                      "--board-token", token], "linux",
+                                     {"HOME": str(tmp_path)}, capsys)
+        assert status == 0 and token not in err
+        for line in links(err):
+            decoded = unquote(line)
+            if line.startswith("cursor:"):
+                decoded = base64.b64decode(parse_qs(urlsplit(line).query)["config"][0]).decode()
+            assert token not in decoded and "<set TINYMCP_BOARD_TOKEN>" in decoded
+
+
+@pytest.mark.parametrize("platform", ["darwin", "win32", "linux"])
+def test_the_claude_code_command_carries_the_entry_install_writes(tmp_path, capsys, platform):
+    import shlex
+    environ, roots = fake_os(tmp_path, platform)
+    argv = ["--sim", "--port", "socket://10.0.0.7:8765", "--name", "bench"]
+    status, _out, err = run_main(["--print-config", "claude-code"] + argv, platform, environ,
+                                 capsys)
+    assert status == 0
+    (command,) = links(err)
+    words = windows_argv(command) if platform == "win32" else shlex.split(command)
+    assert words[:6] == ["claude", "mcp", "add-json", "--scope", "user", "bench"]
+    assert len(words) == 7
+    assert run_main(["--install", "claude-code"] + argv, platform, environ, capsys)[0] == 0
+    written = json.load(open(place("claude-code", platform, roots)))["mcpServers"]["bench"]
+    assert json.loads(words[6]) == written

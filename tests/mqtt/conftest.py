@@ -151,6 +151,13 @@ def broker():
     shutil.rmtree(b.dir, ignore_errors=True)
 
 
+def sigint_as_usual():
+    # In the board, before it runs: SIGINT's default handling (KeyboardInterrupt), which a test
+    # sends. A suite started in the background (`./run test &`, nohup) hands its children SIGINT
+    # ignored, and the runtimes keep an ignored SIGINT ignored.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Board:
     # boards/sim/main.py --mqtt URL under one runtime; its stderr kept in a file.
     def __init__(self, runtime, url, server_id, *extra):
@@ -165,7 +172,8 @@ class Board:
         self.errors = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(cmd + ["boards/sim/main.py", "--mqtt", url, "--id", server_id]
                                      + list(extra), cwd=REPO, env=board_env(),
-                                     stdout=subprocess.DEVNULL, stderr=self.errors)
+                                     stdout=subprocess.DEVNULL, stderr=self.errors,
+                                     preexec_fn=sigint_as_usual if os.name == "posix" else None)
 
     def stderr(self):
         self.errors.seek(0)

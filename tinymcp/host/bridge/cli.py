@@ -9,7 +9,7 @@ import sys
 
 from tinymcp.host.bridge.routes import LABEL, slug
 from tinymcp.host.bridge.host import log_failure
-from tinymcp.host.bridge.install import bridge_command
+from tinymcp.host.bridge.install import bridge_command, sim_given
 from tinymcp.host.bridge.link import Link, PortError, check_url, is_url, open_port
 from tinymcp.host.bridge.options import (BOARD_TOKEN_ENV, TOKEN_ENV, build_parser, checked,
                                          parse_http)
@@ -307,8 +307,9 @@ async def run(args, specs, several, opened, http, sock, demo, pins=None):
             if sim is not None:
                 print("tinymcp-bridge: simulated board %s on %s" % (sim.main, device),
                       file=sys.stderr)
+            # as --install writes it: a board folder by its absolute path, pasted anywhere
             config += ["--sim"] if spec.given == "sim" and len(specs) == 1 else [
-                "--" + ("sim" if spec.kind == "sim" else "port"), spec.given]
+                "--sim", sim_given(spec)] if spec.kind == "sim" else ["--port", spec.given]
         for url in args.mqtt:
             config += ["--mqtt", url]
         for name_filter in args.mqtt_filter:

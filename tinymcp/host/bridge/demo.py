@@ -1,9 +1,12 @@
 # The live demo of `tinymcp-bridge --sim` in a terminal: a small client drives the bridge, narrated.
 import asyncio
+import base64
 import itertools
 import json
+import os
 import shutil
 import sys
+import tempfile
 
 ARROW_OUT = "\u2192"
 ARROW_IN = "\u2190"
@@ -22,8 +25,14 @@ def snippet(command, args, name="tinymcp"):
     return text
 
 
-def _sample(schema):
-    # Arguments for a demo call: the smallest valid value of each required property.
+# Arguments that show a tool of the simulated board at work where the smallest valid ones do
+# not (set_alert needs exactly one of its bounds): merged in when the tool has the property.
+SENSIBLE = {"set_alert": {"above": 25}}
+
+
+def _sample(schema, tool=None):
+    # Arguments for a demo call: the smallest valid value of each required property, and what
+    # SENSIBLE gives for the tool.
     args = {}
     props = (schema or {}).get("properties", {})
     for name in (schema or {}).get("required", []):
@@ -36,10 +45,40 @@ def _sample(schema):
             args[name] = props[name].get("enum", [""])[0]
         else:
             args[name] = None
+    for name, value in SENSIBLE.get(tool, {}).items():
+        if name in props:
+            args[name] = value
     return args
 
 
-def summary(method, result):
+def rounded(value):
+    # Numbers as people read them: 6 significant digits (a float32 board's 22.06999969482422 is
+    # 22.07), in lists and objects too.
+    if type(value) is float:
+        return float("%.6g" % value)
+    if type(value) is list:
+        return [rounded(v) for v in value]
+    if type(value) is dict:
+        return {k: rounded(v) for k, v in value.items()}
+    return value
+
+
+def shown_content(item, tool):
+    # A content item of a tool result: its text, or an image saved where the user can open it.
+    if item.get("type") == "text":
+        return item.get("text")
+    if item.get("type") == "image" and type(item.get("data")) is str:
+        mime = item.get("mimeType", "")
+        data = base64.b64decode(item["data"])
+        ext = {"image/svg+xml": ".svg", "image/png": ".png", "image/jpeg": ".jpg"}.get(mime, "")
+        fd, path = tempfile.mkstemp(prefix="tinymcp-demo-%s-" % (tool or "image"), suffix=ext)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        return "%s, %.1f KB: %s" % (mime or "image", len(data) / 1024, path)
+    return item.get("type")
+
+
+def summary(method, result, tool=None):
     # The interesting part of a result, so a transcript line shows the reading, not the wrapping.
     result = result if type(result) is dict else {}
     if method == "initialize":
@@ -54,8 +93,9 @@ def summary(method, result):
     if method == "tools/call":
         shown = result.get("structuredContent")
         if shown is None:
-            shown = [c.get("text", c.get("type")) for c in result.get("content", [])]
-        return ("tool error " if result.get("isError") else "") + json.dumps(shown)
+            shown = [shown_content(c, tool) for c in result.get("content", [])
+                     if type(c) is dict]
+        return ("tool error " if result.get("isError") else "") + json.dumps(rounded(shown))
     if method == "resources/read":
         return " ".join("%s %s" % (c.get("uri"), c.get("text", "<%d bytes>" % len(
             c.get("blob", "")))) for c in result.get("contents", []))
@@ -79,11 +119,11 @@ class DemoClient:
 
     def _receive(self, msg, related=None):
         if "method" not in msg:
-            future, method = self.waiting.pop(msg.get("id"), (None, None))
+            future, method, tool = self.waiting.pop(msg.get("id"), (None, None, None))
             if "error" in msg:
                 self.say(ARROW_IN, "error " + json.dumps(msg["error"]))
             else:
-                self.say(ARROW_IN, summary(method, msg.get("result")))
+                self.say(ARROW_IN, summary(method, msg.get("result"), tool))
             if future is not None and not future.done():
                 future.set_result(msg)
             return
@@ -98,7 +138,7 @@ class DemoClient:
             msg["params"] = params
         self.say(ARROW_OUT, show or "%s %s" % (method, json.dumps(params or {})))
         future = asyncio.get_running_loop().create_future()
-        self.waiting[rid] = (future, method)
+        self.waiting[rid] = (future, method, (params or {}).get("name"))
         self.session.receive(msg)
         return await future
 
@@ -120,7 +160,7 @@ async def run_demo(hosts, seconds=None, out=None):
         client.notify("notifications/initialized")
         tools = (await client.request("tools/list")).get("result", {}).get("tools", [])
         for tool in tools:
-            args = _sample(tool.get("inputSchema"))
+            args = _sample(tool.get("inputSchema"), tool["name"])
             await client.request("tools/call", {"name": tool["name"], "arguments": args},
                                  show="tools/call %s %s" % (tool["name"], json.dumps(args)))
         listed = (await client.request("resources/list")).get("result", {})

@@ -1,8 +1,10 @@
 # tinymcp-bridge --install HOST / --print-config HOST: the bridge, with the options given, as one
 # server entry in a desktop host's own MCP config file, every other thing in that file kept.
+import base64
 import json
 import os
 import re
+import shlex
 import shutil
 import sys
 import sysconfig
@@ -76,7 +78,7 @@ def passed_on(argv, specs):
             # argparse took the next word as the board unless it looks like an option
             if not eq and i < len(argv) and not argv[i].startswith("-"):
                 i += 1
-            board = _board(next(sims))
+            board = sim_given(next(sims))
             out += ["--sim=" + board] if eq else ["--sim"] if board == "sim" else ["--sim", board]
         elif option == "--pins":
             given = argv[i - 1][len("--pins="):] if eq else argv[i] if i < len(argv) else ""
@@ -87,8 +89,9 @@ def passed_on(argv, specs):
     return out
 
 
-def _board(spec):
-    # A bundled board's name stays a name; a board folder or file is given by its absolute path.
+def sim_given(spec):
+    # --sim's value for a host's config (and the demo's snippet): a bundled board's name stays
+    # a name; a board folder or file is given by its absolute path.
     # An unknown board is a PortError, as it is when the bridge starts.
     from tinymcp.host.deploy import DeployError
     from tinymcp.host.deploy.tree import device_tree
@@ -109,6 +112,34 @@ def entry(host, command, env):
     if env:
         shaped["env"] = env
     return shaped
+
+
+def install_lines(host, name, server, platform):
+    # -> (how, [lines]): what adds the entry to HOST by the host's own means: VS Code's
+    # `code --add-mcp` command and vscode: link, Cursor's install link, Claude Code's
+    # `claude mcp add-json` (user scope: ~/.claude.json's mcpServers); (None, []) for Claude
+    # Desktop. Each carries the entry exactly as --install writes it (secrets as the
+    # placeholders --print-config shows).
+    from urllib.parse import quote, urlencode
+    compact = (",", ":")
+
+    def quoted(word):
+        if platform == "win32":   # as Windows programs split their command line
+            import subprocess
+            return subprocess.list2cmdline([word])
+        return shlex.quote(word)
+    if host == "vscode":
+        added = json.dumps(dict({"name": name}, **server), separators=compact)
+        return "this command, or by opening this link", [
+            "code --add-mcp " + quoted(added), "vscode:mcp/install?" + quote(added, safe="")]
+    if host == "cursor":
+        config = base64.b64encode(json.dumps(server, separators=compact).encode()).decode()
+        return "by opening this link", ["cursor://anysphere.cursor-deeplink/mcp/install?"
+                                        + urlencode({"name": name, "config": config})]
+    if host == "claude-code":
+        return "this command", ["claude mcp add-json --scope user %s %s" % (
+            quoted(name), quoted(json.dumps(server, separators=compact)))]
+    return None, []
 
 
 def read_config(path):
@@ -253,6 +284,10 @@ def main(argv, platform=sys.platform, environ=os.environ, out=None, err=None):
                 if hidden else server
             print(json.dumps({HOSTS[host].key: {args.name: shown}}, indent=2), file=out)
             print("tinymcp-bridge: this goes into %s" % path, file=err)
+            how, lines = install_lines(host, args.name, shown, platform)
+            if lines:
+                print("tinymcp-bridge: or add it to %s with %s:\n%s"
+                      % (HOSTS[host].title, how, "\n".join(lines)), file=err)
             if hidden:
                 print("tinymcp-bridge: put the value of $%s where \"<set ...>\" stands "
                       "(--install %s writes it, into a file readable by you only)"

@@ -4,15 +4,14 @@ import asyncio
 import logging
 import uuid
 
-from mcp.shared.inbound import classify_inbound_request
-from mcp_types import (CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY,
-                       SERVER_INFO_META_KEY)
-
 from tinymcp.context import CLIENT_NEEDS as NEEDS, INPUT_META, missing
 from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, LEVELS,
                               METHOD_NOT_FOUND, MISSING_CAPABILITY, RESOURCE_NOT_FOUND, STATELESS,
-                              UNSUPPORTED_VERSION, VERSIONS as HANDSHAKE_VERSIONS)
-from tinymcp.stateless import SUBSCRIPTION_META
+                              UNSUPPORTED_VERSION, VERSION_META as PROTOCOL_VERSION_META_KEY,
+                              VERSIONS as HANDSHAKE_VERSIONS)
+from tinymcp.stateless import (CAPABILITIES_META as CLIENT_CAPABILITIES_META_KEY,
+                               LOG_LEVEL_META as LOG_LEVEL_META_KEY,
+                               SERVER_INFO_META as SERVER_INFO_META_KEY, SUBSCRIPTION_META)
 
 from tinymcp.host.bridge.host import capabilities, err, log_failure
 from tinymcp.host.bridge.methods import (ASKING, FORWARDED, LISTS, REMOVED, STATELESS_TASKS,
@@ -53,17 +52,39 @@ def modern_task(task):
     return out
 
 
+def classify_envelope(params):
+    # -> (code, message, data) when a request's _meta envelope is missing or names another
+    # version, else None: the SDK's ladder (mcp.shared.inbound.classify_inbound_request) without
+    # its header rung, in its words; tests/bridge_modern/test_envelope.py holds the two equal. Our
+    # own, so that the bridge on stdio needs no SDK (and no pydantic): the .mcpb bundle.
+    meta = params.get("_meta") if type(params) is dict else None
+    if not isinstance(meta, dict):
+        return (INVALID_PARAMS, "params._meta must be an object carrying the required %r and %r "
+                "envelope keys" % (PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY), None)
+    absent = [key for key in (PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY)
+              if key not in meta]
+    if absent:
+        return (INVALID_PARAMS, "params._meta is missing the required envelope key(s): "
+                + ", ".join(absent), None)
+    version = meta[PROTOCOL_VERSION_META_KEY]
+    if not isinstance(version, str):
+        return INVALID_PARAMS, "the protocol-version envelope value must be a string", None
+    if version != STATELESS:
+        return (UNSUPPORTED_VERSION, "Unsupported protocol version",
+                {"supported": [STATELESS], "requested": version})
+    return None
+
+
 def envelope_error(body, undecided):
     # -> an error reply when the request's _meta envelope is missing or names another version.
-    verdict = classify_inbound_request(body)
-    code = getattr(verdict, "code", None)
-    if code is None:
+    verdict = classify_envelope(body.get("params"))
+    if verdict is None:
         return None
-    data = verdict.data
+    code, message, data = verdict
     if code == UNSUPPORTED_VERSION and undecided:
         # Before the revision is decided the client may still fall back to initialize.
         data = dict(data or {}, supported=[STATELESS] + list(HANDSHAKE_VERSIONS))
-    reply = err(code, verdict.message)
+    reply = err(code, message)
     if data is not None:
         reply["error"]["data"] = data
     return reply
