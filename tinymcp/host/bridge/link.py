@@ -9,6 +9,7 @@ import collections
 import errno
 import json
 import logging
+import socket
 import threading
 from urllib.parse import urlsplit
 
@@ -51,6 +52,7 @@ def open_port(device, baud=115200):
     try:
         if is_url(device):
             port = serial.serial_for_url(device, baud, timeout=READ_WAIT)
+            no_delay(port)
         else:
             port = serial.Serial(device, baud, timeout=READ_WAIT, exclusive=True)
     except serial.SerialException as e:
@@ -58,6 +60,14 @@ def open_port(device, baud=115200):
     except (OSError, ValueError) as e:
         raise PortError(explain(device, e)) from None
     return port
+
+
+def no_delay(port):
+    # A board on the network gets each frame when it is written, not after the ACK of the last
+    # one (Nagle's algorithm): TCP_NODELAY on pyserial's socket:// connection.
+    sock = getattr(port, "_socket", None)
+    if sock is not None:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def read_some(port):
