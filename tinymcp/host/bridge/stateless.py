@@ -4,15 +4,12 @@ import asyncio
 import logging
 import uuid
 
-from mcp.shared.inbound import classify_inbound_request
-from mcp_types import (CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY,
-                       SERVER_INFO_META_KEY)
-
 from tinymcp.context import CLIENT_NEEDS as NEEDS, INPUT_META, missing
 from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, LEVELS,
                               METHOD_NOT_FOUND, MISSING_CAPABILITY, RESOURCE_NOT_FOUND, STATELESS,
                               UNSUPPORTED_VERSION, VERSIONS as HANDSHAKE_VERSIONS)
-from tinymcp.stateless import SUBSCRIPTION_META
+from tinymcp.stateless import (CAPABILITIES_META, LOG_LEVEL_META, SERVER_INFO_META,
+                               SUBSCRIPTION_META)
 
 from tinymcp.host.bridge.host import capabilities, err, log_failure
 from tinymcp.host.bridge.methods import (ASKING, FORWARDED, LISTS, REMOVED, STATELESS_TASKS,
@@ -55,6 +52,9 @@ def modern_task(task):
 
 def envelope_error(body, undecided):
     # -> an error reply when the request's _meta envelope is missing or names another version.
+    # The SDK's ladder, loaded with the first 2026-07-28 request: a bridge on stdio that serves
+    # none imports no part of the SDK (issue 30: 41 MB and most of a second).
+    from mcp.shared.inbound import classify_inbound_request
     verdict = classify_inbound_request(body)
     code = getattr(verdict, "code", None)
     if code is None:
@@ -146,15 +146,15 @@ class StatelessEra:
         if session.era is None:
             session.level = len(LEVELS)   # no notifications/message unless a request asks
         meta = params["_meta"]
-        caps = meta.get(CLIENT_CAPABILITIES_META_KEY)
+        caps = meta.get(CAPABILITIES_META)
         if type(caps) is not dict:
             return err(INVALID_PARAMS, "Invalid params: %s must be an object"
-                       % CLIENT_CAPABILITIES_META_KEY)
-        level = meta.get(LOG_LEVEL_META_KEY)
+                       % CAPABILITIES_META)
+        level = meta.get(LOG_LEVEL_META)
         if level is not None:
             if level not in LEVELS:
                 return err(INVALID_PARAMS, "Invalid params: %s must be one of %s"
-                           % (LOG_LEVEL_META_KEY, ", ".join(LEVELS)))
+                           % (LOG_LEVEL_META, ", ".join(LEVELS)))
             session.log_levels[rid] = LEVELS.index(level)
             if session.log_levels[rid] < session.level:
                 session.level = session.log_levels[rid]   # the board must send that much
@@ -262,7 +262,7 @@ class StatelessEra:
         result = dict(reply["result"])
         result.setdefault("resultType", "complete")
         result["_meta"] = dict(result.get("_meta") or {},
-                               **{SERVER_INFO_META_KEY: self.router.server_info()})
+                               **{SERVER_INFO_META: self.router.server_info()})
         if result["resultType"] == "complete":
             if method in LISTS or method == "server/discover":
                 result["ttlMs"] = SEVERAL_LIST_TTL_MS if self.router.several else LIST_TTL_MS
