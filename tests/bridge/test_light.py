@@ -8,9 +8,12 @@ import sys
 import tempfile
 
 import mcp_types
+import pytest
+from mcp.shared.inbound import classify_inbound_request
 
 from tests.bridge.conftest import DEADLINE, REPO, LineClient, clean_env
 from tinymcp import stateless
+from tinymcp.host.bridge.stateless import classify
 
 HEAVY = ("mcp", "mcp_types", "httpx", "httpx2", "starlette", "uvicorn", "anyio", "pydantic",
          "pydantic_core")
@@ -69,3 +72,24 @@ def test_the_stateless_meta_keys_are_the_sdks():
     assert stateless.CAPABILITIES_META == mcp_types.CLIENT_CAPABILITIES_META_KEY
     assert stateless.LOG_LEVEL_META == mcp_types.LOG_LEVEL_META_KEY
     assert stateless.SERVER_INFO_META == mcp_types.SERVER_INFO_META_KEY
+
+
+V, C = mcp_types.PROTOCOL_VERSION_META_KEY, mcp_types.CLIENT_CAPABILITIES_META_KEY
+
+
+@pytest.mark.parametrize("params", [
+    None, [], {}, {"_meta": None}, {"_meta": []}, {"_meta": {}}, {"_meta": {V: "2026-07-28"}},
+    {"_meta": {C: {}}}, {"_meta": {V: 20260728, C: {}}}, {"_meta": {V: None, C: {}}},
+    {"_meta": {V: "2025-11-25", C: {}}}, {"_meta": {V: "2026-07-28", C: {}}},
+    {"_meta": {V: "2026-07-28", C: None, "x": 1}, "name": "t"}])
+def test_the_envelope_ladder_answers_as_the_sdks(params):
+    # The bridge's own ladder (so stdio needs no SDK) against the SDK's, rung by rung.
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    if params is not None:
+        body["params"] = params
+    sdk = classify_inbound_request(body)
+    ours = classify(body)
+    if getattr(sdk, "code", None) is None:
+        assert ours is None
+    else:
+        assert ours == (sdk.code, sdk.message, sdk.data)

@@ -7,7 +7,8 @@ import uuid
 from tinymcp.context import CLIENT_NEEDS as NEEDS, INPUT_META, missing
 from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, LEVELS,
                               METHOD_NOT_FOUND, MISSING_CAPABILITY, RESOURCE_NOT_FOUND, STATELESS,
-                              UNSUPPORTED_VERSION, VERSIONS as HANDSHAKE_VERSIONS)
+                              UNSUPPORTED_VERSION, VERSION_META,
+                              VERSIONS as HANDSHAKE_VERSIONS)
 from tinymcp.stateless import (CAPABILITIES_META, LOG_LEVEL_META, SERVER_INFO_META,
                                SUBSCRIPTION_META)
 
@@ -50,20 +51,39 @@ def modern_task(task):
     return out
 
 
+def classify(body):
+    # The envelope's ladder, as the official SDK runs it (mcp.shared.inbound's
+    # classify_inbound_request without headers; tests/bridge/test_light.py holds the two to the
+    # same answers): -> None when the _meta envelope is whole and names 2026-07-28, else
+    # (code, message, data). The bridge's own, so a bridge on stdio loads no part of the SDK.
+    params = body.get("params")
+    meta = params.get("_meta") if type(params) is dict else None
+    if type(meta) is not dict:
+        return INVALID_PARAMS, ("params._meta must be an object carrying the required %r and %r "
+                                "envelope keys" % (VERSION_META, CAPABILITIES_META)), None
+    missing = [key for key in (VERSION_META, CAPABILITIES_META) if key not in meta]
+    if missing:
+        return INVALID_PARAMS, ("params._meta is missing the required envelope key(s): "
+                                + ", ".join(missing)), None
+    version = meta[VERSION_META]
+    if type(version) is not str:
+        return INVALID_PARAMS, "the protocol-version envelope value must be a string", None
+    if version != STATELESS:
+        return (UNSUPPORTED_VERSION, "Unsupported protocol version",
+                {"supported": [STATELESS], "requested": version})
+    return None
+
+
 def envelope_error(body, undecided):
     # -> an error reply when the request's _meta envelope is missing or names another version.
-    # The SDK's ladder, loaded with the first 2026-07-28 request: a bridge on stdio that serves
-    # none imports no part of the SDK (issue 30: 41 MB and most of a second).
-    from mcp.shared.inbound import classify_inbound_request
-    verdict = classify_inbound_request(body)
-    code = getattr(verdict, "code", None)
-    if code is None:
+    verdict = classify(body)
+    if verdict is None:
         return None
-    data = verdict.data
+    code, message, data = verdict
     if code == UNSUPPORTED_VERSION and undecided:
         # Before the revision is decided the client may still fall back to initialize.
         data = dict(data or {}, supported=[STATELESS] + list(HANDSHAKE_VERSIONS))
-    reply = err(code, verdict.message)
+    reply = err(code, message)
     if data is not None:
         reply["error"]["data"] = data
     return reply
