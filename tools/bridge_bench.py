@@ -1,13 +1,20 @@
-# Measures the bridge: round trips per second direct vs through the bridge, four boards behind one
-# bridge (and one of them killed meanwhile), recovery times, and what hostile hosts and boards
-# cost it (memory, and how soon each refusal comes).
-#   python tools/bridge_bench.py [--calls N] [--only throughput|boards|recovery|limits]
-#   (needs socat for the re-plug figures). A full run (no --only) writes docs/bridge-benchmarks.md.
+# Measures the bridge: round trips per second direct, through a raw relay (socat, the floor) and
+# through the bridge on stdio; over HTTP against a peer (mcp-proxy 0.13.0, installed by
+# .ci/install-bridge-bench into its own venv) one at a time and 8 and 32 in flight, with a raw HTTP
+# client of its own; the bridge's memory and import time; four boards behind one bridge (and one
+# of them killed meanwhile), recovery times, and what hostile hosts and boards cost it (memory, and
+# how soon each refusal comes). Peer and bridge runs are interleaved, medians of 3.
+#   python tools/bridge_bench.py [--calls N] [--only throughput|http|boards|recovery|limits]
+#   (needs socat for the floor and the re-plug figures). A full run (no --only) writes
+#   docs/bridge-benchmarks.md.
 import argparse
 import json
 import os
+import selectors
 import shutil
 import signal
+import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -65,25 +72,260 @@ def first_success(peer, deadline=60):
     raise RuntimeError("no recovery in %ss" % deadline)
 
 
+REPEATS = 3   # interleaved runs of each peer; the median is shown
+
+
+def median_rows(peers, measure, repeats=REPEATS):
+    # peers: [(name, peer)] -> {name: [median of each figure measure(peer) gives]}, the peers'
+    # runs interleaved (one of each, then again), as the machine's load changes meanwhile.
+    runs = {name: [] for name, _peer in peers}
+    for _ in range(repeats):
+        for name, peer in peers:
+            runs[name].append(measure(peer))
+    return {name: [statistics.median(figures) for figures in zip(*found)]
+            for name, found in runs.items()}
+
+
+def socat_relay():
+    # The raw relay floor: socat between its stdio (the host's) and a pty the board runs on,
+    # the path the bridge's --sim takes with nothing in between but a copy.
+    return Peer(["socat", "-", "EXEC:%s %s,pty,raw,echo=0" % tuple(BOARD)])
+
+
 def throughput(calls):
-    rows = []
-    direct = Peer(BOARD)
-    direct.initialize()
-    rows.append(("direct: python boards/sim/main.py over pipes", round_trips(direct, calls),
-                 round_trips(direct, calls, 8)))
-    direct.close()
-    on_pty = Peer(BOARD, pty=True)
-    on_pty.initialize()
-    rows.append(("direct: the same board on a pty (no bridge)", round_trips(on_pty, calls),
-                 round_trips(on_pty, calls, 8)))
-    on_pty.proc.kill()
-    on_pty.close()
+    # -> rows (name, one at a time, 8 in flight, ratio to the socat floor or None), and the
+    # bridge's RSS on stdio in MB after its calls.
+    peers = [("direct: python boards/sim/main.py over pipes", Peer(BOARD)),
+             ("direct: the same board on a pty (no bridge)", Peer(BOARD, pty=True))]
+    floor = "socat: host stdio <-> pty <-> board (the raw relay floor)"
+    if shutil.which("socat"):
+        peers.append((floor, socat_relay()))
+    bridge = "tinymcp-bridge --sim (stdio -> bridge -> pty -> board)"
     bridged = Peer(BRIDGE + ["--sim"])
-    bridged.initialize()
-    rows.append(("tinymcp-bridge --sim (stdio -> bridge -> pty -> board)",
-                 round_trips(bridged, calls), round_trips(bridged, calls, 8)))
-    bridged.close()
-    return rows
+    peers.append((bridge, bridged))
+    try:
+        for _name, peer in peers:
+            peer.initialize()
+        found = median_rows(peers, lambda peer: (round_trips(peer, calls),
+                                                 round_trips(peer, calls, 8)))
+        rss = rss_mb(bridged.proc.pid)
+    finally:
+        for _name, peer in peers:
+            if peer.proc.poll() is None:
+                peer.proc.kill()
+            peer.close()
+    base = found.get(floor)
+    rows = [(name, one, eight, (one / base[0], eight / base[1])
+             if base and name == bridge else None) for name, (one, eight) in found.items()]
+    return rows, rss
+
+
+def import_seconds(modules, repeats=REPEATS):
+    # -> the median time a fresh interpreter takes to import these modules (startup excluded).
+    code = ("import time; t = time.perf_counter(); import %s; print(time.perf_counter() - t)"
+            % ", ".join(modules))
+    took = [float(subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True,
+                                 capture_output=True, text=True).stdout)
+            for _ in range(repeats)]
+    return statistics.median(took)
+
+
+STDIO_PATH = ("tinymcp.host.bridge.cli", "tinymcp.host.bridge.hosts", "tinymcp.host.bridge.stdio",
+              "tinymcp.host.bridge.board", "tinymcp.host.bridge.sim")
+
+
+# -- HTTP: the bridge against a peer, with a raw client of the benchmark's own ---------------
+
+MCP_PROXY = os.path.join(REPO, "build", "bridge-bench", "mcp-proxy", "bin", "mcp-proxy")
+
+
+class RawHttp:
+    # A keep-alive HTTP/1.1 client light enough not to be the limit: one connection per call in
+    # flight, all served by one selector in one thread; an answer is found in its bytes, never
+    # decoded into objects. Streamable HTTP: a JSON body or an SSE stream, by length or chunked.
+    def __init__(self, url):
+        where = url.split("/")[2]
+        self.host, self.port = where.rsplit(":", 1)[0], int(where.rsplit(":", 1)[1])
+        self.path = "/" + url.split("/", 3)[3]
+        self.headers = {}
+        self.ids = iter(range(1, 1 << 62))
+
+    def _connect(self):
+        sock = socket.create_connection((self.host, self.port), timeout=60)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock
+
+    def _request(self, body):
+        extra = "".join("%s: %s\r\n" % item for item in self.headers.items())
+        return (("POST %s HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\n"
+                 "Accept: application/json, text/event-stream\r\nContent-Length: %d\r\n%s\r\n"
+                 % (self.path, self.host, self.port, len(body), extra)).encode() + body)
+
+    @staticmethod
+    def _complete(data):
+        # -> (status, headers text, body) once data holds a whole response, else None.
+        end = data.find(b"\r\n\r\n")
+        if end < 0:
+            return None
+        head = data[:end].decode("latin-1")
+        lowered = head.lower()
+        rest = data[end + 4:]
+        status = int(head.split(" ", 2)[1])
+        if "transfer-encoding: chunked" in lowered:
+            body, at = b"", 0
+            while True:
+                line_end = rest.find(b"\r\n", at)
+                if line_end < 0:
+                    return None
+                size = int(rest[at:line_end].split(b";")[0], 16)
+                if size == 0:
+                    return (status, head, body) if rest.find(b"\r\n", line_end + 2) >= 0 \
+                        else None
+                if len(rest) < line_end + 2 + size + 2:
+                    return None
+                body += rest[line_end + 2:line_end + 2 + size]
+                at = line_end + 2 + size + 2
+        length = 0
+        for line in lowered.split("\r\n"):
+            if line.startswith("content-length:"):
+                length = int(line.split(":")[1])
+        return (status, head, rest[:length]) if len(rest) >= length else None
+
+    def post(self, msg):
+        # One request on a connection of its own -> (status, headers text, body).
+        with self._connect() as sock:
+            sock.sendall(self._request(json.dumps(msg).encode()))
+            data = b""
+            while True:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    raise RuntimeError("connection closed: %r" % data[:200])
+                data += chunk
+                done = self._complete(data)
+                if done is not None:
+                    return done
+
+    def session(self):
+        status, head, body = self.post({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "0"}}})
+        assert status == 200 and b'"result"' in body, (status, body[:300])
+        for line in head.split("\r\n"):
+            if line.lower().startswith("mcp-session-id:"):
+                self.headers = {"Mcp-Session-Id": line.split(":", 1)[1].strip(),
+                                "MCP-Protocol-Version": "2025-06-18"}
+        status, _head, _body = self.post({"jsonrpc": "2.0",
+                                          "method": "notifications/initialized"})
+        assert status in (200, 202), status
+
+    def calls(self, count, window):
+        # -> (calls per second, the p50 round trip in ms) of count tools/call read_temperature,
+        # window of them in flight, each on its own keep-alive connection.
+        socks = [self._connect() for _ in range(window)]
+        sel = selectors.DefaultSelector()
+        took = []
+        state = {}
+        sent = 0
+
+        def send(sock):
+            nonlocal sent
+            body = json.dumps({"jsonrpc": "2.0", "id": next(self.ids), "method": "tools/call",
+                               "params": CALL}).encode()
+            state[sock] = [b"", time.perf_counter()]
+            sock.sendall(self._request(body))
+            sent += 1
+
+        try:
+            start = time.perf_counter()
+            for sock in socks:
+                sel.register(sock, selectors.EVENT_READ)
+                if sent < count:
+                    send(sock)
+            while len(took) < count:
+                for key, _ in sel.select(60):
+                    sock = key.fileobj
+                    chunk = sock.recv(65536)
+                    if not chunk:
+                        raise RuntimeError("the server closed a connection")
+                    state[sock][0] += chunk
+                    done = self._complete(state[sock][0])
+                    if done is None:
+                        continue
+                    status, _head, body = done
+                    if status != 200 or b'"result"' not in body:
+                        raise RuntimeError("%s %r" % (status, body[:300]))
+                    took.append(time.perf_counter() - state[sock][1])
+                    if sent < count:
+                        send(sock)
+            seconds = time.perf_counter() - start
+        finally:
+            sel.close()
+            for sock in socks:
+                sock.close()
+        return count / seconds, statistics.median(took) * 1000
+
+
+class HttpPeer:
+    # mcp-proxy 0.13.0 serving boards/sim/main.py (on pipes) as Streamable HTTP at /mcp.
+    def __init__(self):
+        from tests.free_port import free_port
+        self.err = tempfile.TemporaryFile()
+        port = free_port()
+        self.proc = subprocess.Popen([MCP_PROXY, "--port", str(port), "--host", "127.0.0.1",
+                                      "--log-level", "WARNING", "--"] + BOARD,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=self.err, cwd=REPO)
+        self.url = "http://127.0.0.1:%d/mcp" % port
+        end = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > end:
+                    raise RuntimeError("mcp-proxy did not start: " + written(self.err))
+                time.sleep(0.1)
+
+    def rss(self):
+        return rss_mb(self.proc.pid)
+
+    def close(self):
+        self.proc.terminate()
+        self.proc.wait(20)
+
+
+HTTP_WINDOWS = (1, 8, 32)
+
+
+def http_figures(calls):
+    # -> ({name: [calls/s at 1, p50 ms at 1, calls/s at 8, calls/s at 32]}, bridge RSS MB,
+    # peer RSS MB), mcp-proxy and the bridge interleaved; None for the peer when it cannot be
+    # installed.
+    peer = None
+    if not os.path.exists(MCP_PROXY):
+        subprocess.run([os.path.join(REPO, ".ci", "install-bridge-bench")], check=False)
+    if os.path.exists(MCP_PROXY):
+        peer = HttpPeer()
+    bridge = HttpBridge("--sim")
+    servers = ([("mcp-proxy 0.13.0 -- python boards/sim/main.py", peer)] if peer else []) + [
+        ("tinymcp-bridge --sim --http", bridge)]
+    try:
+        clients = []
+        for name, server in servers:
+            client = RawHttp(server.url)
+            client.session()
+            client.calls(50, 1)   # warm up
+            clients.append((name, client))
+
+        def measure(client):
+            one, p50 = client.calls(calls, 1)
+            return [one, p50] + [client.calls(calls, window)[0] for window in HTTP_WINDOWS[1:]]
+        found = median_rows(clients, measure)
+        return found, bridge.rss(), peer.rss() if peer else None
+    finally:
+        for _name, server in servers:
+            server.close()
 
 
 def latencies(peer, names, seconds):
@@ -422,13 +664,37 @@ def limits():
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=2000)
-    parser.add_argument("--only", choices=("throughput", "boards", "recovery", "limits"))
+    parser.add_argument("--only", choices=("throughput", "http", "boards", "recovery", "limits"))
     args = parser.parse_args()
     started = time.monotonic()
     if args.only in (None, "throughput"):
-        say("round trips (tools/call read_temperature), %d calls each:" % args.calls)
-        for name, one, eight in throughput(args.calls):
-            say("  %-58s %7.0f/s one at a time  %7.0f/s 8 in flight" % (name, one, eight))
+        say("round trips on stdio (tools/call read_temperature), %d calls each, medians of %d "
+            "interleaved runs:" % (args.calls, REPEATS))
+        rows, rss = throughput(args.calls)
+        for name, one, eight, ratio in rows:
+            say("  %-58s %7.0f/s one at a time  %7.0f/s 8 in flight%s"
+                % (name, one, eight, "  (%.2fx, %.2fx the floor; target 0.6x)" % ratio
+                   if ratio else ""))
+        say("  bridge RSS on stdio after its calls                        %7.1f MB (target 30 MB)"
+            % rss)
+        say("  import of the stdio path (%s...), fresh interpreter  %5.0f ms (target 200 ms)"
+            % (STDIO_PATH[0], import_seconds(STDIO_PATH) * 1000))
+    if args.only in (None, "http"):
+        found, rss, peer_rss = http_figures(args.calls)
+        say("Streamable HTTP, tools/call read_temperature with a raw keep-alive client, %d calls "
+            "each, medians of %d interleaved runs:" % (args.calls, REPEATS))
+        peer = next((figures for name, figures in found.items() if name.startswith("mcp-proxy")),
+                    None)
+        for name, (one, p50, eight, many) in found.items():
+            say("  %-46s %6.0f/s one at a time (p50 %5.2f ms)  %6.0f/s 8 in flight  %6.0f/s 32 "
+                "in flight" % (name, one, p50, eight, many))
+            if peer is not None and not name.startswith("mcp-proxy"):
+                say("  %-46s %6.2fx%27s%6.2fx%18s%6.2fx" % (
+                    "  the bridge / mcp-proxy (targets 1.5x, 1.2x)", one / peer[0], "",
+                    eight / peer[2], "", many / peer[3]))
+        say("  bridge RSS on HTTP after its calls             %6.1f MB%s"
+            % (rss, "  (mcp-proxy with its board: %.1f MB + the board's)" % peer_rss
+               if peer_rss else ""))
     if args.only in (None, "boards"):
         found = four_boards(args.calls)
         say("four boards behind one bridge (--sim a=sim ... --sim d=sim), %d calls spread over "

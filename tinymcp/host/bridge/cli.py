@@ -56,8 +56,11 @@ def open_boards(specs, baud):
 
 
 def _listen(host, port):
+    # The HTTP front's socket. Made as a TCP socket by name (IPPROTO_TCP, not 0): asyncio sets
+    # TCP_NODELAY only on connections of such a socket, and without it an answer's last bytes
+    # wait for the client's delayed ACK (Nagle's algorithm): about 40 ms on every call.
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))

@@ -15,7 +15,7 @@ from mcp.server.streamable_http import (EventMessage, EventStore, StreamableHTTP
 from mcp.shared.inbound import (ERROR_CODE_HTTP_STATUS, classify_inbound_request,
                                 find_duplicated_routing_header)
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
-from mcp_types import jsonrpc_message_adapter
+from mcp_types import JSONRPCResponse, jsonrpc_message_adapter
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -506,7 +506,7 @@ class HttpFront:
                         while True:
                             msg, related = await out.get()
                             try:
-                                message = jsonrpc_message_adapter.validate_python(msg)
+                                message = to_model(msg)
                             except ValueError as e:  # pydantic's ValidationError
                                 log.warning("dropped a malformed message for the host: %s", e)
                                 continue
@@ -524,8 +524,7 @@ class HttpFront:
                         if isinstance(item, Exception):
                             log.debug("session %s: %s", sid[:8], item)
                             continue
-                        msg = item.message.model_dump(by_alias=True, exclude_unset=True,
-                                                      mode="json")
+                        msg = from_model(item)
                         if "method" in msg and "id" in msg:
                             metadata[msg["id"]] = item.metadata
                         session.receive(msg)
@@ -550,6 +549,28 @@ def principal(client, headers):
     if token is not None:
         return "token " + hashlib.sha256(token.encode()).hexdigest()
     return client.key if client is not None else "peer ?"
+
+
+def to_model(msg):
+    # A message for the host -> the SDK transport's model of it. A result (a board's answer, the
+    # bridge's own) goes as it is, its id already the host's: the bridge checked it is an
+    # object, and it is not validated into models again (issue 30: per-message work).
+    if "method" not in msg and type(msg.get("result")) is dict and type(msg.get("id")) in (int,
+                                                                                          str):
+        return JSONRPCResponse.model_construct(jsonrpc="2.0", id=msg["id"], result=msg["result"])
+    return jsonrpc_message_adapter.validate_python(msg)
+
+
+def from_model(item):
+    # A message the SDK transport read -> the dict the host session takes: the Guard's own
+    # decoding of the POST it came in (scope[MESSAGE]), not the model dumped again.
+    scope = getattr(getattr(item.metadata, "request_context", None), "scope", None)
+    body = scope.get(MESSAGE) if type(scope) is dict else None
+    message = item.message
+    if (type(body) is dict and body.get("id") == getattr(message, "id", None)
+            and body.get("method") == getattr(message, "method", None)):
+        return body
+    return message.model_dump(by_alias=True, exclude_unset=True, mode="json")
 
 
 def loop_time():

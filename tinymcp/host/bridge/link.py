@@ -1,14 +1,18 @@
 # The link to a board: a serial port (exclusive open) or a pyserial URL such as socket://HOST:PORT
 # (a board on the network, its token presented first); newline framing, noise filter, reopen
 # after a re-plug or a dropped connection. Frames are JSON lines, or CBOR link frames once the
-# board session switches mode to "cbor". The port is served by two threads making pyserial's
-# blocking calls: no file descriptor, no add_reader, the same on Linux, macOS and Windows.
+# board session switches mode to "cbor". Where the event loop can watch the port's file
+# descriptor (a POSIX serial port or pty, a socket:// board, on Linux and macOS), the loop reads
+# and writes it itself: no thread between a frame and the board. Elsewhere (Windows, whose COM
+# ports have no descriptor) two threads make pyserial's blocking calls.
 import asyncio
 import base64
 import collections
 import errno
 import json
 import logging
+import os
+import socket
 import threading
 from urllib.parse import urlsplit
 
@@ -51,6 +55,7 @@ def open_port(device, baud=115200):
     try:
         if is_url(device):
             port = serial.serial_for_url(device, baud, timeout=READ_WAIT)
+            no_delay(port)
         else:
             port = serial.Serial(device, baud, timeout=READ_WAIT, exclusive=True)
     except serial.SerialException as e:
@@ -58,6 +63,14 @@ def open_port(device, baud=115200):
     except (OSError, ValueError) as e:
         raise PortError(explain(device, e)) from None
     return port
+
+
+def no_delay(port):
+    # A board on the network gets each frame when it is written, not after the ACK of the last
+    # one (Nagle's algorithm): TCP_NODELAY on pyserial's socket:// connection.
+    sock = getattr(port, "_socket", None)
+    if sock is not None:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def read_some(port):
@@ -177,6 +190,108 @@ def to_link(msg):
     return cborlink.encode(msg) + b"\n"
 
 
+def port_fd(port):
+    # -> the file descriptor the event loop can watch for this port, or None: pyserial's POSIX
+    # serial ports (non-blocking, select()ed) and its socket:// connections have one; a COM port
+    # (Windows), a --sim board's pipes (where there are no ptys) or another URL handler do not.
+    if type(port).__module__ not in ("serial.serialposix", "serial.urlhandler.protocol_socket"):
+        return None
+    try:
+        return port.fileno()
+    except (OSError, ValueError, AttributeError):   # io.UnsupportedOperation is an OSError
+        return None
+
+
+class PortLoop:
+    # One open port served by the event loop: its reader hands each chunk read to
+    # received(bytes) as it comes, its writer writes what take_frames() gives, as much as the
+    # port takes now, the rest when it is writable again. A failure calls lost(reason); stop()
+    # lets the port go (closed, .released done). The same face as PortThreads.
+
+    def __init__(self, port, fd, loop, received, lost, take_frames):
+        self.port = port
+        self.fd = fd
+        self.loop = loop
+        self.received = received
+        self.lost = lost
+        self.take_frames = take_frames
+        self.running = True
+        self.stopped = False
+        self.released = loop.create_future()
+        self._out = b""           # bytes taken from the queue and not yet written
+        self._kicked = False      # a write is scheduled for this turn of the loop
+        self._watching = False    # waiting for the port to be writable
+        loop.add_reader(fd, self._read)   # NotImplementedError: no such loop (PortThreads)
+
+    def _read(self):
+        try:
+            data = os.read(self.fd, CHUNK)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as e:   # EIO: a USB board unplugged, the far end of a pty gone
+            self._failed(e)
+            return
+        if not data:   # readable, yet nothing: the device or the connection has gone
+            self._failed(EOFError("the port reports readiness to read but returns no data"))
+            return
+        if not self.stopped:
+            self.received(data)
+
+    def kick(self):
+        # Frames are waiting: written at the end of this turn of the loop, all that came in it.
+        if not self._kicked and not self._watching and self.running:
+            self._kicked = True
+            self.loop.call_soon(self._write)
+
+    def _write(self):
+        self._kicked = False
+        try:
+            while self.running:
+                if not self._out:
+                    self._out = self.take_frames() or b""
+                    if not self._out:
+                        break
+                written = os.write(self.fd, self._out)
+                self._out = self._out[written:]
+                if self._out:   # the port's buffer is full: the rest when it drains
+                    break
+        except (BlockingIOError, InterruptedError):
+            pass
+        except OSError as e:
+            self._failed(e)
+            return
+        want = bool(self._out) and self.running
+        if want != self._watching:
+            self._watching = want
+            if want:
+                self.loop.add_writer(self.fd, self._write)
+            else:
+                self.loop.remove_writer(self.fd)
+
+    def _failed(self, e):
+        if self.running:
+            self._unwatch()
+            self.lost("%s: %s" % (e.__class__.__name__, e))
+
+    def _unwatch(self):
+        self.running = False
+        self.loop.remove_reader(self.fd)
+        if self._watching:
+            self.loop.remove_writer(self.fd)
+            self._watching = False
+
+    def stop(self):
+        # Nothing more is read or written; the port is closed at once.
+        self.stopped = True
+        self._unwatch()
+        try:
+            self.port.close()
+        except Exception:
+            pass
+        if not self.released.done():
+            self.released.set_result(None)
+
+
 class PortThreads:
     # One open port, served by two threads: the reader hands what comes to received(bytes) on the
     # loop, the writer writes what next_frame(self) gives it (None: stop). Either one failing
@@ -242,6 +357,9 @@ class PortThreads:
     def _released(self):
         if not self.released.done():
             self.released.set_result(None)
+
+    def kick(self):
+        pass   # the writer waits on the Condition the link notifies
 
     def _write(self):
         try:
@@ -327,8 +445,7 @@ class Link:
                     return
                 log.info("port %s opened", self.device)
             self._lost = loop.create_future()
-            self._io = PortThreads(self.port, loop, self._feed, self._fail, self._next_frame,
-                                   self._wake)
+            self._io = self._serve(loop)
             if self.network:   # the token first, on every connection
                 self.write(("%s%s\n" % (protocol.TOKEN_LINE, self.token or "")).encode(),
                            urgent=True)
@@ -347,6 +464,16 @@ class Link:
                 self.events.on_state(False)
                 if self._refused:   # a slow retry, never a tight loop
                     await asyncio.sleep(REFUSED_RETRY)
+
+    def _serve(self, loop):
+        # The port served by the loop where it can watch its descriptor, else by two threads.
+        fd = port_fd(self.port)
+        if fd is not None:
+            try:
+                return PortLoop(self.port, fd, loop, self._feed, self._fail, self._take_frames)
+            except NotImplementedError:   # an event loop without add_reader (Windows')
+                pass
+        return PortThreads(self.port, loop, self._feed, self._fail, self._next_frame, self._wake)
 
     def _drop_port(self):
         # -> None, or a future done when the threads serving the port have closed it (a read
@@ -477,6 +604,8 @@ class Link:
             (self._urgent if urgent else self._queue).append(frame)
             self._queued += len(frame)
             self._wake.notify()
+        if self._io is not None:
+            self._io.kick()
         return frame
 
     def withdraw(self, frame):
@@ -495,20 +624,28 @@ class Link:
         return self.write(data, urgent=True) is not None
 
     def _next_frame(self, io):
-        # The writer thread's next bytes: the frames waiting, urgent ones first, up to WRITE_MAX
-        # in one write; waits for one; None once io stops.
+        # The writer thread's next bytes (_take_frames); waits for some; None once io stops.
         with self._wake:
             while io.running:
-                if self._urgent or self._queue:
-                    frames, size = [], 0
-                    for waiting in (self._urgent, self._queue):
-                        while waiting and (not frames or size + len(waiting[0]) <= WRITE_MAX):
-                            frames.append(waiting.popleft())
-                            size += len(frames[-1])
-                    self._queued -= size
-                    return b"".join(frames)
+                frames = self._take_frames()
+                if frames is not None:
+                    return frames
                 self._wake.wait()
         return None
+
+    def _take_frames(self):
+        # -> the frames waiting, urgent ones first, up to WRITE_MAX bytes joined for one write
+        # (what stays waiting can still be withdrawn), or None.
+        with self._wake:
+            if not (self._urgent or self._queue):
+                return None
+            frames, size = [], 0
+            for waiting in (self._urgent, self._queue):
+                while waiting and (not frames or size + len(waiting[0]) <= WRITE_MAX):
+                    frames.append(waiting.popleft())
+                    size += len(frames[-1])
+            self._queued -= size
+            return b"".join(frames)
 
     def close(self):
         if self.cbor_in or self.crc_errors:

@@ -7,11 +7,10 @@ import uuid
 from tinymcp.context import CLIENT_NEEDS as NEEDS, INPUT_META, missing
 from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, LEVELS,
                               METHOD_NOT_FOUND, MISSING_CAPABILITY, RESOURCE_NOT_FOUND, STATELESS,
-                              UNSUPPORTED_VERSION, VERSION_META as PROTOCOL_VERSION_META_KEY,
+                              UNSUPPORTED_VERSION, VERSION_META,
                               VERSIONS as HANDSHAKE_VERSIONS)
-from tinymcp.stateless import (CAPABILITIES_META as CLIENT_CAPABILITIES_META_KEY,
-                               LOG_LEVEL_META as LOG_LEVEL_META_KEY,
-                               SERVER_INFO_META as SERVER_INFO_META_KEY, SUBSCRIPTION_META)
+from tinymcp.stateless import (CAPABILITIES_META, LOG_LEVEL_META, SERVER_INFO_META,
+                               SUBSCRIPTION_META)
 
 from tinymcp.host.bridge.host import capabilities, err, log_failure
 from tinymcp.host.bridge.methods import (ASKING, FORWARDED, LISTS, REMOVED, STATELESS_TASKS,
@@ -55,18 +54,19 @@ def modern_task(task):
 def classify_envelope(params):
     # -> (code, message, data) when a request's _meta envelope is missing or names another
     # version, else None: the SDK's ladder (mcp.shared.inbound.classify_inbound_request) without
-    # its header rung, in its words; tests/bridge_modern/test_envelope.py holds the two equal. Our
-    # own, so that the bridge on stdio needs no SDK (and no pydantic): the .mcpb bundle.
+    # its header rung, in its words; tests/bridge_modern/test_envelope.py and
+    # tests/bridge/test_light.py hold the two equal. Our own, so that the bridge on stdio loads no
+    # part of the SDK (and no pydantic): the .mcpb bundle, a light process (issue 30).
     meta = params.get("_meta") if type(params) is dict else None
     if not isinstance(meta, dict):
         return (INVALID_PARAMS, "params._meta must be an object carrying the required %r and %r "
-                "envelope keys" % (PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY), None)
-    absent = [key for key in (PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY)
+                "envelope keys" % (VERSION_META, CAPABILITIES_META), None)
+    absent = [key for key in (VERSION_META, CAPABILITIES_META)
               if key not in meta]
     if absent:
         return (INVALID_PARAMS, "params._meta is missing the required envelope key(s): "
                 + ", ".join(absent), None)
-    version = meta[PROTOCOL_VERSION_META_KEY]
+    version = meta[VERSION_META]
     if not isinstance(version, str):
         return INVALID_PARAMS, "the protocol-version envelope value must be a string", None
     if version != STATELESS:
@@ -167,15 +167,15 @@ class StatelessEra:
         if session.era is None:
             session.level = len(LEVELS)   # no notifications/message unless a request asks
         meta = params["_meta"]
-        caps = meta.get(CLIENT_CAPABILITIES_META_KEY)
+        caps = meta.get(CAPABILITIES_META)
         if type(caps) is not dict:
             return err(INVALID_PARAMS, "Invalid params: %s must be an object"
-                       % CLIENT_CAPABILITIES_META_KEY)
-        level = meta.get(LOG_LEVEL_META_KEY)
+                       % CAPABILITIES_META)
+        level = meta.get(LOG_LEVEL_META)
         if level is not None:
             if level not in LEVELS:
                 return err(INVALID_PARAMS, "Invalid params: %s must be one of %s"
-                           % (LOG_LEVEL_META_KEY, ", ".join(LEVELS)))
+                           % (LOG_LEVEL_META, ", ".join(LEVELS)))
             session.log_levels[rid] = LEVELS.index(level)
             if session.log_levels[rid] < session.level:
                 session.level = session.log_levels[rid]   # the board must send that much
@@ -283,7 +283,7 @@ class StatelessEra:
         result = dict(reply["result"])
         result.setdefault("resultType", "complete")
         result["_meta"] = dict(result.get("_meta") or {},
-                               **{SERVER_INFO_META_KEY: self.router.server_info()})
+                               **{SERVER_INFO_META: self.router.server_info()})
         if result["resultType"] == "complete":
             if method in LISTS or method == "server/discover":
                 result["ttlMs"] = SEVERAL_LIST_TTL_MS if self.router.several else LIST_TTL_MS

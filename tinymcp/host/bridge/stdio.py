@@ -1,8 +1,10 @@
 # The stdio front: one host session on stdin/stdout, newline-delimited JSON-RPC. stdin is read
-# in a thread, as the official SDK reads it: a console, a pipe or a file, on every OS.
+# by the event loop where it can watch it (a pipe or a socket, on Linux and macOS); elsewhere in a
+# thread, as the official SDK reads it: a console, a pipe or a file, on every OS.
 import asyncio
 import json
 import logging
+import os
 import sys
 import threading
 
@@ -11,6 +13,62 @@ from tinymcp.host.bridge.wire import MAX_MESSAGE, TOO_LONG, LineSplitter, decode
 log = logging.getLogger("tinymcp.bridge.stdio")
 
 CHUNK = 1 << 16
+
+
+def open_stdin(stdin, loop):
+    # -> what reads stdin: the loop where it can watch its descriptor (no thread between a host's
+    # line and the bridge), else a thread.
+    try:
+        return StdinLoop(stdin.fileno(), loop)
+    except (AttributeError, OSError, ValueError, NotImplementedError):
+        # no descriptor; a regular file or /dev/null (epoll refuses them: PermissionError);
+        # an event loop without add_reader (Windows')
+        return StdinThread(stdin, loop)
+
+
+class StdinLoop:
+    # stdin read by the event loop when it is readable, at most READ_AHEAD chunks ahead of the
+    # session (then it is not read until the session takes one). Its descriptor stays blocking,
+    # as the host's end of it may be shared: one read after readiness does not block.
+    READ_AHEAD = 16
+
+    def __init__(self, fd, loop):
+        self.fd = fd
+        self.loop = loop
+        self._chunks = asyncio.Queue()
+        self._watching = False
+        self._ended = False
+        self._watch(True)
+
+    def _watch(self, on):
+        if on and not self._watching:
+            self.loop.add_reader(self.fd, self._readable)
+        elif not on and self._watching:
+            self.loop.remove_reader(self.fd)
+        self._watching = on
+
+    def _readable(self):
+        try:
+            data = os.read(self.fd, CHUNK)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as e:   # the end, like EOF
+            log.debug("stdin: %s", e)
+            data = b""
+        self._chunks.put_nowait(data)
+        self._ended = not data
+        if self._ended or self._chunks.qsize() >= self.READ_AHEAD:
+            self._watch(False)
+
+    async def read(self):
+        # -> the next chunk; b"" at the end of input.
+        data = await self._chunks.get()
+        if not self._ended and self._chunks.qsize() < self.READ_AHEAD:
+            self._watch(True)
+        return data
+
+    def close(self):
+        self._watch(False)
 
 
 class StdinThread:
@@ -32,6 +90,9 @@ class StdinThread:
             self._chunks.put_nowait(b"")
         else:
             threading.Thread(target=self._run, name="tinymcp-stdin", daemon=True).start()
+
+    def close(self):
+        pass   # a daemon thread: a read still blocked does not hold the bridge up
 
     async def read(self):
         # -> the next chunk; b"" at the end of input.
@@ -59,7 +120,7 @@ class StdinThread:
 
 async def serve_stdio(hosts, stdin=None, stdout=None):
     # Serve until stdin ends. Nothing but protocol frames is ever written to stdout.
-    stdin = StdinThread(stdin or sys.stdin, asyncio.get_running_loop())
+    stdin = open_stdin(stdin or sys.stdin, asyncio.get_running_loop())
     out = stdout or sys.stdout.buffer
     gone = asyncio.Event()
 
@@ -94,4 +155,5 @@ async def serve_stdio(hosts, stdin=None, stdout=None):
         if session.tasks:  # input ended with requests in flight: answer them first
             await asyncio.wait(list(session.tasks.values()), timeout=hosts.timeout + 1)
     finally:
+        stdin.close()
         session.close()

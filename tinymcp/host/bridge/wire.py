@@ -11,6 +11,7 @@ MAX_MESSAGE = 1 << 20   # bytes in one host message (a stdio line, an HTTP body)
 MAX_DEPTH = 64          # objects and arrays inside one another
 
 _NONFINITE = object()   # what NaN, Infinity and 1e999 parse to here
+_nonfinite = []         # one entry per such number the message being decoded held
 # JSON lets a string hold "\ud800", which is no Unicode text: no UTF-8 (a CBOR frame, a board's
 # JSON) can carry it, so it is refused here, before it reaches a board.
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -19,11 +20,30 @@ SURROGATE = "strings must be Unicode text: a lone UTF-16 surrogate (\\ud800-\\ud
 
 def _float(text):
     value = float(text)
-    return _NONFINITE if value - value != 0 else value   # inf - inf and nan - nan are nan
+    if value - value != 0:   # inf - inf and nan - nan are nan
+        _nonfinite.append(text)
+        return _NONFINITE
+    return value
 
 
 def _constant(name):
+    _nonfinite.append(name)
     return _NONFINITE
+
+
+def _may_be_wrong(data):
+    # Whether a message that parsed may still hold what _problem refuses: a non-finite number
+    # (the parse met one), a lone surrogate (only an escape, or the UTF-8 of one: 0xED then
+    # 0xA0..0xBF, can spell it) or nesting deeper than MAX_DEPTH (not without that many
+    # brackets). Most messages hold none of these, and are not walked.
+    if _nonfinite:
+        return True
+    if type(data) is str:
+        data = data.encode("utf-8", "surrogatepass")
+    elif json.detect_encoding(data) not in ("utf-8", "utf-8-sig"):
+        return True   # JSON in UTF-16 or UTF-32: walked
+    return (b"\\u" in data or b"\xed" in data
+            or data.count(b"[") + data.count(b"{") > MAX_DEPTH)
 
 
 def reason(error):
@@ -46,6 +66,7 @@ def too_long(limit=MAX_MESSAGE):
 def decode(data):
     # bytes -> (message, None) or (None, the error message that answers it). A host's response
     # (to a board's sampling request) with numbers that are not JSON becomes an error response.
+    _nonfinite.clear()
     try:
         msg = json.loads(data, parse_float=_float, parse_constant=_constant)
     except RecursionError:
@@ -53,7 +74,7 @@ def decode(data):
                            "levels" % MAX_DEPTH)
     except ValueError:   # UnicodeDecodeError is one too
         return None, error(None, PARSE_ERROR, "Parse error")
-    problem = _problem(msg)
+    problem = _problem(msg) if _may_be_wrong(data) else None
     if problem is None:
         return msg, None
     rid = msg.get("id") if type(msg) is dict else None
