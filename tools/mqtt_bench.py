@@ -27,7 +27,7 @@ if REPO not in sys.path:   # run from a checkout, installed or not
 
 from tests.mqtt.conftest import MOSQUITTO, Board, Broker, ListChanged  # noqa: E402
 from tinymcp.host.lineclient import written  # noqa: E402
-from tools.bench_support.mcp_http import Session  # noqa: E402
+from tools.bench_support.mcp_http import HttpSession  # noqa: E402
 
 BRIDGE = [sys.executable, "-m", "tinymcp.host.bridge"]
 READ = "read_temperature"
@@ -240,7 +240,7 @@ async def run(args, broker, boards):
 async def fleet_against_floor(args, broker, bridge, ids, names):
     # tools/call round-robin over the boards: through the bridge from the raw HTTP client, and
     # straight over MQTT (the floor), their runs interleaved; the best of RUNS each.
-    session = await Session.open(bridge.url)
+    session = await HttpSession.open(bridge.url)
     floor = Floor(broker.port, ids)
     try:
         say("  tools/call %s round-robin over the %d boards, best of %d runs of %d calls each "
@@ -272,7 +272,7 @@ async def beside(calls):
     try:
         async with Client(bridge.url, mode="legacy") as client:
             await listed(client, [READ], 30)   # one board: its tools carry no label
-        session = await Session.open(bridge.url)
+        session = await HttpSession.open(bridge.url)
         rss = rss_mb(bridge.proc.pid)
         rates = []
         for window in WINDOWS:

@@ -167,6 +167,12 @@ def test_a_board_left_in_the_2026_era_by_another_client_is_restarted(socat_board
             while b"supportedVersions" not in answer and time.monotonic() < end:
                 answer += os.read(fd, 4096)
             assert b"supportedVersions" in answer
+            # server/discover alone decides no era (initialize may follow it); a list does.
+            os.write(fd, json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list",
+                                     "params": {"_meta": meta}}).encode() + b"\n")
+            while b'"tools"' not in answer and time.monotonic() < end:
+                answer += os.read(fd, 4096)
+            assert b'"tools"' in answer
         finally:
             os.close(fd)
         client = line_client("--port", pair.a, "--timeout", str(TIMEOUT), "--log-level", "info")

@@ -2,7 +2,7 @@
 # one connection per call in flight, the answer read as JSON or as the SSE stream that carries
 # it. Light enough that the server, not the client, sets the pace (the SDK's client costs more
 # per call than a bridge does).
-#   session = await Session.open("http://127.0.0.1:8765/mcp")
+#   session = await HttpSession.open("http://127.0.0.1:8765/mcp")
 #   rate, p50 = await session.rate(calls, window, [("tools/call", params), ...])
 import asyncio
 import json
@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 VERSION = "2025-11-25"
 
 
-class Connection:
+class HttpConnection:
     # One kept-alive HTTP/1.1 connection: one request at a time.
     def __init__(self, reader, writer, head):
         self.reader = reader
@@ -74,7 +74,7 @@ def _answer(headers, data, rid):
     return msg if type(msg) is dict else None
 
 
-class Session:
+class HttpSession:
     # A handshake-era session (initialize, then its Mcp-Session-Id on every request).
     def __init__(self, url, sid):
         self.url = url
@@ -83,7 +83,7 @@ class Session:
 
     @classmethod
     async def open(cls, url):
-        conn = await Connection.open(url)
+        conn = await HttpConnection.open(url)
         try:
             _, headers, answer = await conn.post({
                 "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -94,7 +94,7 @@ class Session:
             session = cls(url, headers["mcp-session-id"])
         finally:
             conn.close()
-        conn = await Connection.open(url, session.sid)
+        conn = await HttpConnection.open(url, session.sid)
         try:
             await conn.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
         finally:
@@ -105,7 +105,7 @@ class Session:
         # -> (calls per second, median seconds per call): `calls` requests, `window` in flight
         # (one connection each), taken from requests [(method, params)] in turn. An error
         # answer ends the run.
-        conns = [await Connection.open(self.url, self.sid) for _ in range(window)]
+        conns = [await HttpConnection.open(self.url, self.sid) for _ in range(window)]
         todo = iter(range(calls))
         took = []
 
