@@ -20,6 +20,8 @@ LATER = (
     # released by initialize too: a client that probed 2026-07-28 first and fell back
     ("a 2026-07-28 first request", "tinymcp.stateless.Stateless",
                                    "with tinymcp.server",          "keep"),
+    ("a 2026-07-28 ctx.request()", "tinymcp.asking.ask",
+                                   "with tinymcp.stateless",       "keep"),
     ("a JSON-RPC batch",           "tinymcp.batch.Batch",
                                    "with tinymcp.server",          "keep"),
     ("handle(), or no channel",    "tinymcp.direct.Direct",

@@ -34,11 +34,12 @@ class Handshake:
     def done(self, server):
         pass
 
-    def ask(self, server, asks, timeout_ms):
-        # Requests to the client, {key: (method, params)}, sent now and answered while the
-        # handler waits -> {key: answer}.
+    def ask(self, server, *args):
+        # Requests to the client (asks, timeout_ms), asks {key: (method, params)}, sent now
+        # and answered while the handler waits -> {key: answer}. (*args: a name "asks" here
+        # would be a qstr more, 16 B, on every board that serves the handshake era.)
         from tinymcp.context import ask
-        return ask(server, asks, timeout_ms)
+        return ask(server, *args)
 
     def changed(self, server, kind):
         if server.session.initialized:

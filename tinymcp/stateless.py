@@ -1,12 +1,11 @@
 # The stateless 2026-07-28 revision: per-request _meta, server/discover, subscriptions/listen and
-# input-required results. A revision strategy (see tinymcp/revision.py); loaded only when a
-# connection's first request speaks it.
+# input-required results (those in tinymcp/asking.py, loaded at a first question). A revision
+# strategy (see tinymcp/revision.py); loaded only when a connection's first request speaks it.
 from tinymcp import once
-from tinymcp.jsonrpc import RpcError, dumps, loads, text
+from tinymcp.jsonrpc import RpcError, dumps
 from tinymcp.protocol import (STATELESS, VERSIONS as HANDSHAKE_VERSIONS, LEVELS, INVALID_PARAMS,
-                              INVALID_REQUEST, METHOD_NOT_FOUND, INTERNAL_ERROR,
-                              RESOURCE_NOT_FOUND, MISSING_CAPABILITY, UNSUPPORTED_VERSION,
-                              VERSION_META)
+                              INVALID_REQUEST, METHOD_NOT_FOUND, INTERNAL_ERROR, RESOURCE_NOT_FOUND,
+                              UNSUPPORTED_VERSION, VERSION_META)
 
 VERSIONS = (STATELESS,)
 # Handshake-era methods this revision dropped (subscribe became subscriptions/listen).
@@ -23,59 +22,6 @@ _OFF = len(LEVELS)  # no notifications/message unless the request asks for a lev
 _ASKING = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 _LISTEN_FLAGS = (("toolsListChanged", "tools"), ("promptsListChanged", "prompts"),
                  ("resourcesListChanged", "resources"))
-
-
-_KEY = []  # the per-boot random key that signs requestState (made when first needed)
-
-
-class InputRequired(BaseException):
-    # Raised by ask() through the handler, past a tool's own `except Exception`, when the
-    # answers can only come with the client's retry: `requests` {key: request}, or None with
-    # `error`, a protocol error.
-    def __init__(self, requests, error=None):
-        self.requests = requests
-        self.error = error
-
-
-def _mac(body):
-    # HMAC-SHA256 (RFC 2104) of the bytes `body` under this boot's key, as hex: built from
-    # hashlib, which MicroPython has (hmac it has not). The key is one block long.
-    import hashlib
-    from binascii import hexlify
-    if not _KEY:
-        try:
-            from os import urandom
-            key = urandom(64)
-        except ImportError:
-            from random import getrandbits
-            key = bytes(getrandbits(8) for _ in range(64))
-        _KEY.append(bytes(b ^ 0x36 for b in key))
-        _KEY.append(bytes(b ^ 0x5C for b in key))
-    inner = hashlib.sha256(_KEY[0] + body).digest()
-    return hexlify(hashlib.sha256(_KEY[1] + inner).digest()).decode()
-
-
-def _signed(state):
-    # requestState: "<mac>.<json>", so a client can echo it but not edit it.
-    body = text(state)
-    return _mac(body.encode()) + "." + body
-
-
-def _verified(state):
-    # -> the state a client echoed, or None when it is not one this boot signed.
-    if type(state) is not str or state.find(".") != 64:
-        return None
-    body = state[65:]
-    mac = _mac(body.encode())
-    diff = 0
-    for i in range(64):  # every character compared: how long it takes says nothing
-        diff |= ord(mac[i]) ^ ord(state[i])
-    if diff:
-        return None
-    try:
-        return loads(body)
-    except Exception:
-        return None
 
 
 class Stateless:
@@ -201,82 +147,13 @@ class Stateless:
         server.session.log_level = _OFF
         self.caps = self.params = self.binding = self.answers = None
 
-    # -- input-required results (multi round-trip requests) ---------------------------------
+    # -- input-required results (multi round-trip requests): tinymcp/asking.py ----------
 
     def ask(self, server, asks, timeout_ms):
         # ctx.request()/requests() during a 2026-07-28 request: the answers from the retry, or
         # an input-required result asking for those still missing.
-        if self.params is None:
-            raise RpcError(INTERNAL_ERROR, "a client can only be asked during tools/call, "
-                           "prompts/get or resources/read")
-        from tinymcp.context import CLIENT_NEEDS, missing
-        if self.asked == 0:
-            self._recall()
-        answers = self.answers or {}
-        got = {}
-        wanted = {}
-        for key in asks:
-            method, params = asks[key]
-            need = CLIENT_NEEDS.get(method)
-            if need is None:
-                raise RpcError(INTERNAL_ERROR, method + " is not something a server can ask a "
-                               "client")
-            self.asked += 1
-            name = key if key is not None else need + "-" + str(self.asked)
-            if name in answers:
-                answer = answers[name]
-                if type(answer) is not dict:  # every answer the client can give is an object
-                    raise InputRequired(None, RpcError(
-                        INVALID_PARAMS, "Invalid params: inputResponses[" + name
-                        + "] must be an object"))
-                got[key] = answer
-                continue
-            lacks = missing(self.caps, method, params)
-            if lacks is not None:  # never asked in a mode the client lacks: the request fails
-                mode = list(lacks[need])
-                raise InputRequired(None, RpcError(
-                    MISSING_CAPABILITY, "Missing required client capability: " + need
-                    + (" mode " + mode[0] if mode else ""), {"requiredCapabilities": lacks}))
-            request = {"method": method}
-            if params is not None:
-                request["params"] = params
-            wanted[name] = request
-        if wanted:
-            raise InputRequired(wanted)
-        return got
-
-    def _recall(self):
-        # The answers this request brings: those kept in its requestState plus the responses
-        # to the questions asked last. The state holds what this client answered, bound to
-        # the request (arguments as the tool saw them), and is signed with this boot's key:
-        # an edited state, or one from before a reset, is refused.
-        params = self.params
-        self.binding = [self.method, params.get(_ASKING[self.method]), params.get("arguments")]
-        responses = params.get("inputResponses")
-        state = params.get("requestState")
-        if state is None:
-            self.answers = responses
-            return
-        saved = _verified(state)
-        if (type(saved) is not dict or saved.get("for") != self.binding
-                or type(saved.get("answers")) is not dict):
-            raise InputRequired(None, RpcError(
-                INVALID_PARAMS, "Invalid params: requestState was not issued for this request"))
-        answers = saved["answers"]
-        asked = saved.get("asked")
-        if responses and type(asked) is list:
-            for key in asked:
-                if key in responses:
-                    answers[key] = responses[key]
-        self.answers = answers
-
-    def input_required(self, signal):
-        if signal.error is not None:
-            raise signal.error
-        requests = signal.requests
-        state = {"for": self.binding, "asked": list(requests), "answers": self.answers or {}}
-        return {"resultType": "input_required", "inputRequests": requests,
-                "requestState": _signed(state), "_meta": self.meta}
+        from tinymcp.asking import ask
+        return ask(self, asks, _ASKING)
 
     # -- subscriptions/listen -------------------------------------------------------------
 
@@ -374,12 +251,17 @@ def _asking(server, params):
     method = revision.method
     try:
         return server.handlers[method](server, params)
-    except InputRequired as signal:
-        return revision.input_required(signal)
     except RpcError as e:
         if e.code == RESOURCE_NOT_FOUND:  # -32002 belongs to the handshake era
             raise RpcError(INVALID_PARAMS, e.message, e.data)
         raise
+    except BaseException as signal:
+        if revision.binding is None:  # nothing was asked (asking.py sets it): no question
+            raise
+        from tinymcp.asking import InputRequired, input_required
+        if not isinstance(signal, InputRequired):
+            raise
+        return input_required(revision, signal)
 
 
 _OWN = {"server/discover": _discover, "subscriptions/listen": _listen}

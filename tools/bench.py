@@ -1098,7 +1098,7 @@ def report(results, command, took_s):
          "(ports/micropython/wifi, ports/tcp, ports/mqtt* come only with a network.json); what "
          "is left is the core a board serves with (server, stateless, schema, channel, framing, "
          "jsonrpc: section h has each module's .mpy size), the five drivers and main.py. "
-         "--handshake-only leaves out tinymcp/stateless (5 KB)."),
+         "--handshake-only leaves out tinymcp/stateless and tinymcp/asking (6 KB)."),
     ]
     said = [why for section, part, why in gaps
             if any(r[0] == section and part in r[1] and r[5].startswith("missed") for r in rows)]

@@ -277,6 +277,23 @@ def test_a_client_that_probes_then_falls_back_leaves_the_stateless_module_unload
     assert MODERN in call(server, "server/discover")["supportedVersions"]
 
 
+def test_the_asking_code_loads_only_when_a_2026_07_28_tool_asks():
+    # Input-required results and the signed requestState live in tinymcp/asking.py: a
+    # 2026-07-28 session that never asks, and any handshake-era session, never load it.
+    import sys
+    sys.modules.pop("tinymcp.asking", None)
+    server = asking_server()
+    initialize(server)
+    result(server, "tools/list")
+    server.open_session()
+    call(server, "server/discover")
+    call(server, "tools/list")
+    assert "tinymcp.asking" not in sys.modules
+    first = call(server, "tools/call", {"name": "greet"}, caps=ELICIT)
+    assert first["resultType"] == "input_required"
+    assert "tinymcp.asking" in sys.modules
+
+
 # -- logging, progress and cancellation per request ------------------------------------------
 
 def chatty():
@@ -539,15 +556,15 @@ def test_an_edited_request_state_is_refused():
                   "requestState": bad}
         assert fails(server, "tools/call", params, caps=ELICIT)["code"] == -32602
     # Another boot's key: a state from before a reset is not this boot's.
-    import tinymcp.stateless as stateless
-    saved = list(stateless._KEY)
-    del stateless._KEY[:]
+    import tinymcp.asking as asking
+    saved = list(asking._KEY)
+    del asking._KEY[:]
     try:
         params = {"name": "order", "inputResponses": {key2: {"action": "accept"}},
                   "requestState": state}
         assert fails(server, "tools/call", params, caps=ELICIT)["code"] == -32602
     finally:
-        stateless._KEY[:] = saved
+        asking._KEY[:] = saved
     done = call(server, "tools/call", {"name": "order", "inputResponses": {
         key2: {"action": "accept"}}, "requestState": state}, caps=ELICIT)
     assert done["content"][0]["text"] == "ordered for Bo"

@@ -93,3 +93,13 @@ def test_every_board_ships_what_it_loads_later():
         for _trigger, target, shipped, _after in LATER:
             if shipped.startswith("with ") and module_file(shipped[5:]) in files:
                 assert later_module(target) in files, (board, target)
+
+
+def test_a_module_left_out_takes_with_it_what_ships_only_with_it():
+    # --handshake-only leaves out tinymcp/stateless.py, and so tinymcp/asking.py (its
+    # input-required results), which ships only with it.
+    from tinymcp.host.deploy.files import STATELESS
+    files, _how = board_files(REPO, "rpi_pico")
+    assert STATELESS in files and "tinymcp/asking.py" in files
+    files, _how = board_files(REPO, "rpi_pico", leave_out=(STATELESS,))
+    assert STATELESS not in files and "tinymcp/asking.py" not in files

@@ -219,6 +219,7 @@ def board_files(root, board, extra=(), leave_out=(), network=None):
     start.extend(extra)
     start.extend(_serve_path(tree, board))
     pruned = set() if network is None else set(NETWORK_CODE) - set(NETWORK[network])
+    pruned |= set(leave_out)  # nor what ships only with them ("with M" in tinymcp/later.py)
     if flags is not None:   # what loads later on a condition the trace found false, if unseen
         pruned |= {later_module(t) for _trigger, t, shipped, _after in LATER
                    if shipped[:3] == "if " and not flags.get(shipped[3:])} - set(start)
