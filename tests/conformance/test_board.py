@@ -57,6 +57,12 @@ def test_lists_name_every_fixture(board):
     schema = [t for t in tools if t["name"] == "json_schema_2020_12_tool"][0]["inputSchema"]
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert schema["additionalProperties"] is False and "address" in schema["$defs"]
+    # SEP-2106 (2026-07-28): composition, conditional and $anchor keywords reach the host
+    assert schema["allOf"] == [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}]
+    assert schema["if"] == {"properties": {"contactMethod": {"const": "phone"}},
+                            "required": ["contactMethod"]}
+    assert schema["then"] == {"required": ["phone"]} and schema["else"] == {"required": ["email"]}
+    assert schema["$defs"]["address"]["$anchor"] == "addressDef"
     resources = board.request("resources/list")["result"]["resources"]
     assert {r["uri"] for r in resources} == {"test://static-text", "test://static-binary",
                                              "test://watched-resource"}
@@ -163,3 +169,16 @@ def test_task_fixtures_declare_their_task_support(board):
                for name in ("greet", "slow_compute", "failing_job", "protocol_error_job")}
     assert support == {"greet": None, "slow_compute": "optional", "failing_job": "required",
                        "protocol_error_job": "optional"}
+
+
+def test_json_schema_2020_12_tool_checks_its_keywords_on_the_board(board):
+    # The board checks the SEP-2106 keywords it lists: if/then/else, allOf/anyOf, the $ref.
+    ok = call(board, "json_schema_2020_12_tool", {"name": "x", "contactMethod": "phone",
+                                                  "phone": "123", "address": {"city": "Paris"}})
+    assert not ok.get("isError") and '"phone": "123"' in ok["content"][0]["text"]
+    for wrong in ({"name": "x"},                                    # anyOf: neither phone nor email
+                  {"contactMethod": "phone", "email": "a@b"},      # then: phone required
+                  {"contactMethod": "email", "phone": "1"},        # else: email required
+                  {"email": "a@b", "address": {"city": 3}}):       # $ref to $defs.address
+        bad = call(board, "json_schema_2020_12_tool", wrong)
+        assert bad["isError"] and "Invalid arguments" in bad["content"][0]["text"], wrong
