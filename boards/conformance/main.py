@@ -140,6 +140,14 @@ def _tools(server):
                                        "contactMethod": contactMethod, "phone": phone,
                                        "email": email})
 
+    # SEP-2243: a parameter the client mirrors into an Mcp-Param-Region header, which the bridge's
+    # HTTP front checks against the body (tinymcp/host/bridge/http.py).
+    @server.tool("test_custom_header", "Echoes a region the client also sends as a header",
+                 inputs={"type": "object", "properties": {"region": {
+                     "type": "string", "description": "A region", "x-mcp-header": "Region"}}})
+    def custom_header(region=None):
+        return "Region: " + str(region)
+
 
 def _elicitations(server):
     @server.tool("test_elicitation_sep1034_defaults", "Elicits values with defaults", ctx=True)

@@ -10,7 +10,7 @@ TOOLS = {"test_simple_text", "test_image_content", "test_audio_content", "test_e
          "test_multiple_content_types", "test_tool_with_logging", "test_tool_with_progress",
          "test_error_handling", "test_sampling", "test_elicitation",
          "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums",
-         "test_reconnection", "json_schema_2020_12_tool",
+         "test_reconnection", "json_schema_2020_12_tool", "test_custom_header",
          # 0.2.0-alpha.12: input-required results (SEP-2322), SEP-2575's diagnostic tools
          "test_input_required_result_elicitation", "test_input_required_result_sampling",
          "test_input_required_result_list_roots", "test_input_required_result_request_state",
@@ -182,3 +182,12 @@ def test_json_schema_2020_12_tool_checks_its_keywords_on_the_board(board):
                   {"email": "a@b", "address": {"city": 3}}):       # $ref to $defs.address
         bad = call(board, "json_schema_2020_12_tool", wrong)
         assert bad["isError"] and "Invalid arguments" in bad["content"][0]["text"], wrong
+
+
+def test_custom_header_tool_lists_its_annotation_and_answers(board):
+    # SEP-2243: the x-mcp-header annotation reaches the host as written; the board ignores it.
+    tools = {t["name"]: t for t in board.request("tools/list")["result"]["tools"]}
+    region = tools["test_custom_header"]["inputSchema"]["properties"]["region"]
+    assert region["x-mcp-header"] == "Region" and region["type"] == "string"
+    assert call(board, "test_custom_header", {"region": "eu-west"})["content"] == [
+        {"type": "text", "text": "Region: eu-west"}]
