@@ -117,16 +117,36 @@ def _tools(server):
                 "email": string("User's email address")}, "required": ["username", "email"]}})
         return "User response: " + _answer(result)
 
-    # SEP-1613: a schema using 2020-12 keywords, listed exactly as declared.
+    # SEP-1613 and SEP-2106: a schema using 2020-12 keywords ($defs with an $anchor, allOf/anyOf,
+    # if/then/else), listed exactly as declared and checked on the board (tinymcp/jsonschema.py).
     @server.tool("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features",
                  inputs={"$schema": "https://json-schema.org/draft/2020-12/schema",
                          "type": "object",
-                         "properties": {"name": string(), "address": {"$ref": "#/$defs/address"}},
-                         "additionalProperties": False,
-                         "$defs": {"address": {"type": "object", "properties": {
-                             "street": string(), "city": string()}}}})
-    def json_schema_2020_12(name=None, address=None):
-        return "Received: " + _answer({"name": name, "address": address})
+                         "$defs": {"address": {"$anchor": "addressDef", "type": "object",
+                                               "properties": {"street": string(),
+                                                              "city": string()}}},
+                         "properties": {"name": string(), "address": {"$ref": "#/$defs/address"},
+                                        "contactMethod": string(enum=("phone", "email")),
+                                        "phone": string(), "email": string()},
+                         "allOf": [{"anyOf": [{"required": ["phone"]},
+                                              {"required": ["email"]}]}],
+                         "if": {"properties": {"contactMethod": {"const": "phone"}},
+                                "required": ["contactMethod"]},
+                         "then": {"required": ["phone"]},
+                         "else": {"required": ["email"]},
+                         "additionalProperties": False})
+    def json_schema_2020_12(name=None, address=None, contactMethod=None, phone=None, email=None):
+        return "Received: " + _answer({"name": name, "address": address,
+                                       "contactMethod": contactMethod, "phone": phone,
+                                       "email": email})
+
+    # SEP-2243: a parameter the client mirrors into an Mcp-Param-Region header, which the bridge's
+    # HTTP front checks against the body (tinymcp/host/bridge/http.py).
+    @server.tool("test_custom_header", "Echoes a region the client also sends as a header",
+                 inputs={"type": "object", "properties": {"region": {
+                     "type": "string", "description": "A region", "x-mcp-header": "Region"}}})
+    def custom_header(region=None):
+        return "Region: " + str(region)
 
 
 def _elicitations(server):

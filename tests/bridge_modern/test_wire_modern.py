@@ -205,6 +205,67 @@ def test_http_post_only_and_headers_checked_against_the_body(http_bridge):
     assert "Traceback" not in bridge.stderr(), bridge.stderr()
 
 
+
+def routed(url, method, params, **more):
+    # A 2026-07-28 POST declaring the tasks extension, with the routing headers (Mcp-Name: the
+    # tool's name on tools/call) and more headers (None drops one); -> the httpx response.
+    h = headers(method, name=params.get("name"))
+    h.update(more)
+    h = {k: v for k, v in h.items() if v is not None}
+    body = {"jsonrpc": "2.0", "id": 1, "method": method,
+            "params": modern(params, caps={"extensions": {P + "tasks": {}}})}
+    return httpx.post(url, json=body, headers=h, timeout=20)
+
+
+def mismatch(reply):
+    return reply.status_code == 400 and reply.json()["error"]["code"] == -32020
+
+
+def test_http_task_requests_mcp_name_checked_against_the_task_id(http_bridge):
+    # SEP-2243 with SEP-2663: Mcp-Name on tasks/get, tasks/update, tasks/cancel is the taskId.
+    url, bridge = http_bridge(board="conformance")
+    started = routed(url, "tools/call", {"name": "slow_compute", "arguments": {"seconds": 60}})
+    tid = started.json()["result"]["taskId"]
+    got = routed(url, "tasks/get", {"taskId": tid}, **{"mcp-name": tid})
+    assert got.status_code == 200 and got.json()["result"]["taskId"] == tid
+    # a client that sends no Mcp-Name (the SDK's sends none on tasks/*) is served
+    assert routed(url, "tasks/get", {"taskId": tid}).json()["result"]["taskId"] == tid
+    for method in ("tasks/get", "tasks/cancel", "tasks/update"):
+        params = {"taskId": tid, "inputResponses": {}} if method == "tasks/update" else {
+            "taskId": tid}
+        assert mismatch(routed(url, method, params, **{"mcp-name": "another-task"})), method
+    assert routed(url, "tasks/get", {"taskId": tid}).json()["result"]["status"] == "working"
+    cancelled = routed(url, "tasks/cancel", {"taskId": tid}, **{"mcp-name": tid})
+    assert cancelled.status_code == 200, cancelled.text
+
+
+def test_http_mcp_param_headers_checked_against_the_arguments(http_bridge):
+    # SEP-2243: a tool's x-mcp-header parameter is mirrored into Mcp-Param-NAME, which must be
+    # there when the argument is, say the same value (plain or =?base64?...?=), and nothing else.
+    url, bridge = http_bridge(board="conformance")
+
+    def call(region, **more):
+        arguments = {} if region is None else {"region": region}
+        return routed(url, "tools/call", {"name": "test_custom_header", "arguments": arguments},
+                      **more)
+    for region, header in (("eu", "eu"), ("Hello", "=?base64?SGVsbG8=?="),
+                           ("SGVsbG8=", "SGVsbG8="),               # no wrapper: a literal
+                           ("=?base64?SGVsbG8=", "=?base64?SGVsbG8="), (None, None)):
+        ok = call(region, **{"mcp-param-region": header})
+        assert ok.status_code == 200 and "error" not in ok.json(), (region, ok.text)
+        assert ok.json()["result"]["content"][0]["text"] == "Region: %s" % region
+    for region, header in (("eu", None),                          # omitted
+                           ("eu", "us"),                          # another value
+                           ("Hello", "=?base64?SGVsbG8?="),        # bad padding
+                           ("Hello", "=?base64?SGVs!!!bG8=?="),    # not base64
+                           (None, "eu")):                         # a header without its argument
+        assert mismatch(call(region, **{"mcp-param-region": header})), (region, header)
+    # a tool that annotates nothing is not checked
+    plain = routed(url, "tools/call", {"name": "test_simple_text", "arguments": {}},
+                   **{"mcp-param-region": "eu"})
+    assert plain.status_code == 200 and "error" not in plain.json()
+
+
 def test_http_notifications_turn_the_answer_into_an_sse_stream(http_bridge):
     url, bridge = http_bridge(board="conformance")
     params = modern({"name": "test_tool_with_progress", "arguments": {}})

@@ -10,7 +10,7 @@ TOOLS = {"test_simple_text", "test_image_content", "test_audio_content", "test_e
          "test_multiple_content_types", "test_tool_with_logging", "test_tool_with_progress",
          "test_error_handling", "test_sampling", "test_elicitation",
          "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums",
-         "test_reconnection", "json_schema_2020_12_tool",
+         "test_reconnection", "json_schema_2020_12_tool", "test_custom_header",
          # 0.2.0-alpha.12: input-required results (SEP-2322), SEP-2575's diagnostic tools
          "test_input_required_result_elicitation", "test_input_required_result_sampling",
          "test_input_required_result_list_roots", "test_input_required_result_request_state",
@@ -57,6 +57,12 @@ def test_lists_name_every_fixture(board):
     schema = [t for t in tools if t["name"] == "json_schema_2020_12_tool"][0]["inputSchema"]
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert schema["additionalProperties"] is False and "address" in schema["$defs"]
+    # SEP-2106 (2026-07-28): composition, conditional and $anchor keywords reach the host
+    assert schema["allOf"] == [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}]
+    assert schema["if"] == {"properties": {"contactMethod": {"const": "phone"}},
+                            "required": ["contactMethod"]}
+    assert schema["then"] == {"required": ["phone"]} and schema["else"] == {"required": ["email"]}
+    assert schema["$defs"]["address"]["$anchor"] == "addressDef"
     resources = board.request("resources/list")["result"]["resources"]
     assert {r["uri"] for r in resources} == {"test://static-text", "test://static-binary",
                                              "test://watched-resource"}
@@ -163,3 +169,25 @@ def test_task_fixtures_declare_their_task_support(board):
                for name in ("greet", "slow_compute", "failing_job", "protocol_error_job")}
     assert support == {"greet": None, "slow_compute": "optional", "failing_job": "required",
                        "protocol_error_job": "optional"}
+
+
+def test_json_schema_2020_12_tool_checks_its_keywords_on_the_board(board):
+    # The board checks the SEP-2106 keywords it lists: if/then/else, allOf/anyOf, the $ref.
+    ok = call(board, "json_schema_2020_12_tool", {"name": "x", "contactMethod": "phone",
+                                                  "phone": "123", "address": {"city": "Paris"}})
+    assert not ok.get("isError") and '"phone": "123"' in ok["content"][0]["text"]
+    for wrong in ({"name": "x"},                                    # anyOf: neither phone nor email
+                  {"contactMethod": "phone", "email": "a@b"},      # then: phone required
+                  {"contactMethod": "email", "phone": "1"},        # else: email required
+                  {"email": "a@b", "address": {"city": 3}}):       # $ref to $defs.address
+        bad = call(board, "json_schema_2020_12_tool", wrong)
+        assert bad["isError"] and "Invalid arguments" in bad["content"][0]["text"], wrong
+
+
+def test_custom_header_tool_lists_its_annotation_and_answers(board):
+    # SEP-2243: the x-mcp-header annotation reaches the host as written; the board ignores it.
+    tools = {t["name"]: t for t in board.request("tools/list")["result"]["tools"]}
+    region = tools["test_custom_header"]["inputSchema"]["properties"]["region"]
+    assert region["x-mcp-header"] == "Region" and region["type"] == "string"
+    assert call(board, "test_custom_header", {"region": "eu-west"})["content"] == [
+        {"type": "text", "text": "Region: eu-west"}]

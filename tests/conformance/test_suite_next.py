@@ -14,17 +14,9 @@ from tests.conformance.test_suite import results, table
 # Not scored at a revision but run with it (`conformance list`: extension, pending): each must
 # pass as well, but for these, which are still open (and say why).
 STILL_FAILING = {
-    # issue 28 item 3 (another branch): allOf, if/then/else and $anchor reach the host
-    "json-schema-2020-12",
-    # issue 28 item 4 (another branch): a 2026-07-28 host's task is "not found" on its next
-    # HTTP request (the task's owner is the per-request session the bridge forgets)
-    "tasks-lifecycle", "tasks-wire-fields", "tasks-request-state-removal",
-    "tasks-request-headers", "tasks-dispatch-and-envelope",
-    # a board's tasks cannot ask for input yet (status input_required, tasks/update):
+    # a board's tasks cannot ask for input yet (status input_required, tasks/update resuming):
     # confirm_delete, multi_input and test_tool_with_task are not on the conformance board
-    "tasks-mrtr-input", "tasks-mrtr-composition",
-    # SEP-2243: no tool with x-mcp-header annotations, and the bridge checks none
-    "http-custom-header-server-validation",
+    "tasks-dispatch-and-envelope", "tasks-mrtr-input", "tasks-mrtr-composition",
 }
 
 

@@ -12,8 +12,9 @@ import anyio
 import uvicorn
 from mcp.server.streamable_http import (EventMessage, EventStore, StreamableHTTPServerTransport,
                                         check_accept_headers)
-from mcp.shared.inbound import (ERROR_CODE_HTTP_STATUS, classify_inbound_request,
-                                find_duplicated_routing_header)
+from mcp.shared.inbound import (ERROR_CODE_HTTP_STATUS, InboundLadderRejection,
+                                classify_inbound_request, decode_header_value,
+                                find_duplicated_routing_header, validate_mcp_param_headers)
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from mcp_types import JSONRPCResponse, jsonrpc_message_adapter
 from starlette.applications import Starlette
@@ -39,6 +40,7 @@ LISTEN_SECONDS = 15 * 60   # a subscriptions/listen stream is ended cleanly afte
 MAX_WAITING = 256        # notifications waiting for a host that does not read; more are dropped
 RETRY_MS = 1000          # how soon a client whose SSE stream closed should come back for the rest
 PING_SECONDS = 15.0      # an SSE comment this often keeps a silent 2026-07-28 stream open
+TASK_METHODS = frozenset(("tasks/get", "tasks/update", "tasks/cancel"))   # Mcp-Name: taskId
 SSE_HEADERS = [(b"content-type", b"text/event-stream"),
                (b"cache-control", b"no-cache, no-transform"),
                (b"connection", b"keep-alive"), (b"x-accel-buffering", b"no")]
@@ -411,6 +413,9 @@ class HttpFront:
                           rid=rid)(scope, receive, send)
             return
         code = getattr(verdict, "code", None)
+        if code is None:
+            verdict = routing_mismatch(msg, request.headers, self.hosts.router)
+            code = getattr(verdict, "code", None)
         if code is not None and (code == HEADER_MISMATCH or msg["method"] not in ("initialize", "ping")):
             await reject(ERROR_CODE_HTTP_STATUS.get(code, 400), verdict.message, code=code,
                           rid=rid, data=verdict.data)(scope, receive, send)
@@ -537,6 +542,30 @@ class HttpFront:
             if not transport.is_terminated:
                 with anyio.CancelScope(shield=True):
                     await transport.terminate()
+
+
+def routing_mismatch(msg, headers, router):
+    # SEP-2243's checks the SDK's ladder leaves to the server, or None: a tasks/* request's
+    # Mcp-Name against its taskId (SEP-2663; a client that sends none is let through, as the
+    # SDK's own sends none), and a tools/call's Mcp-Param-* headers against the arguments its
+    # tool's x-mcp-header annotations name (a header missing, extra, or not the body's value).
+    params = msg.get("params")
+    if type(params) is not dict:
+        return None
+    method = msg["method"]
+    if method in TASK_METHODS:
+        said = headers.get("mcp-name")
+        if said is not None and decode_header_value(said) != params.get("taskId"):
+            return InboundLadderRejection(HEADER_MISMATCH, "mcp-name header does not match the "
+                                          "request body's 'taskId' parameter")
+        return None
+    if method == "tools/call":
+        schema = router.input_schema(params)
+        arguments = params.get("arguments")
+        if type(schema) is dict:
+            return validate_mcp_param_headers(
+                schema, arguments if type(arguments) is dict else {}, headers)
+    return None
 
 
 def principal(client, headers):

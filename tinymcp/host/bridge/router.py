@@ -290,6 +290,11 @@ class Router:
             return True   # the bridge's own: it waits for what the boards noticed
         return self.routes.read_only(params)
 
+    def input_schema(self, params):
+        # The inputSchema of the board tool a tools/call reaches, or None (http.py checks the
+        # call's Mcp-Param-* headers against it).
+        return self.routes.input_schema(params)
+
     async def _forward(self, board, method, params, call):
         forward, token = self._map_progress(params, board, call)
         retry = method in RETRIED or (method == "tools/call" and

@@ -77,6 +77,7 @@ class Catalog:
                                             # entry that reads as another board's (router.py)
         self.read_only = {}                 # board tool name -> readOnlyHint
         self.task_support = {}              # board tool name -> execution.taskSupport, if any
+        self.input_schema = {}              # board tool name -> inputSchema
 
     def learn(self, kind, items, label=None):
         # The board's whole list of one kind -> True when it differs from what was known.
@@ -86,7 +87,9 @@ class Catalog:
         if kind == "tools":
             self.read_only = {}
             self.task_support = {}
+            self.input_schema = {}
             for tool in items:
+                self.input_schema[tool.get("name")] = tool.get("inputSchema")
                 hints = tool.get("annotations")
                 self.read_only[tool.get("name")] = (type(hints) is dict
                                                     and hints.get("readOnlyHint") is True)
@@ -332,11 +335,22 @@ class Routes:
     def read_only(self, params):
         # Whether a tools/call reaches a tool its board marks readOnlyHint (the HTTP front's
         # OAuth scopes, http.py); an unknown tool is not.
+        board, own = self._called(params)
+        return board is not None and board.catalog.read_only.get(own) is True
+
+    def input_schema(self, params):
+        # The inputSchema its board lists for the tool a tools/call reaches, or None (the HTTP
+        # front checks the call's Mcp-Param-* headers against it, http.py).
+        board, own = self._called(params)
+        return board.catalog.input_schema.get(own) if board is not None else None
+
+    def _called(self, params):
+        # A tools/call's params -> (its board or None, the tool's own name there).
         if not self.several:
             board, forward = (self.boards[0] if self.boards else None), params
         else:
             board, forward = self._find("tools/call", params)
-        return board is not None and board.catalog.read_only.get(forward.get("name")) is True
+        return board, (forward.get("name") if board is not None else None)
 
     def task_support(self, name):
         # The execution.taskSupport of the tool hosts call `name`, or None.
