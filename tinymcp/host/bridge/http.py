@@ -414,7 +414,7 @@ class HttpFront:
             return
         code = getattr(verdict, "code", None)
         if code is None:
-            verdict = routing_mismatch(msg, request.headers, self.hosts.router)
+            verdict = routing_mismatch(msg, request.headers, self.hosts)
             code = getattr(verdict, "code", None)
         if code is not None and (code == HEADER_MISMATCH or msg["method"] not in ("initialize", "ping")):
             await reject(ERROR_CODE_HTTP_STATUS.get(code, 400), verdict.message, code=code,
@@ -544,7 +544,7 @@ class HttpFront:
                     await transport.terminate()
 
 
-def routing_mismatch(msg, headers, router):
+def routing_mismatch(msg, headers, hosts):
     # SEP-2243's checks the SDK's ladder leaves to the server, or None: a tasks/* request's
     # Mcp-Name against its taskId (SEP-2663; a client that sends none is let through, as the
     # SDK's own sends none), and a tools/call's Mcp-Param-* headers against the arguments its
@@ -560,7 +560,7 @@ def routing_mismatch(msg, headers, router):
                                           "request body's 'taskId' parameter")
         return None
     if method == "tools/call":
-        schema = router.input_schema(params)
+        schema = hosts.router.input_schema(params)   # the router only where a tool is named
         arguments = params.get("arguments")
         if type(schema) is dict:
             return validate_mcp_param_headers(
