@@ -64,7 +64,8 @@ class Tools(Registry):
                 value = error_result(name + " failed: " + (text or e.__class__.__name__))
         if task is not None or type(value).__name__ == "generator":
             # a task, or a long tool called plainly: stepped in the loop's idle time
-            return server.tasks().start(server, value, name, structured, task)
+            again = (tool[_FN], args, tool[_CTX]) if task is not None else None  # a rerun
+            return server.tasks().start(server, value, name, structured, task, again)
         return value
 
 
