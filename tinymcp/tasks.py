@@ -243,8 +243,13 @@ class Work:
             _tell(server, task)
         waiting = task.waiting
         task.waiting = None
-        for rid, link in waiting or ():
-            (link or server.out_link()).result(rid, fetch(task))
+        for rid, link in waiting or ():  # blocked tasks/result: the outcome, or its error
+            link = link or server.out_link()
+            e = task.error
+            if e is None:
+                link.result(rid, fetch(task))
+            else:
+                link.error(rid, e.code, e.message, e.data)
         task_ended(server, task)
 
     def stop(self, server, task):

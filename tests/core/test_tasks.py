@@ -490,6 +490,14 @@ def test_a_protocol_error_fails_the_task_and_tasks_result_answers_it():
     assert result(server, "tasks/get", {"taskId": tid}, 2)["status"] == "failed"
     assert error(server, "tasks/result", {"taskId": tid}, 3) == {
         "code": -32603, "message": "internal failure"}
+    # ... and so does a tasks/result that was blocked on it when it failed (this ended the
+    # board's serve loop with the error once).
+    tid = create(server, "broken2", {}, id=4)["taskId"]
+    assert server.handle(frame("tasks/result", {"taskId": tid}, 5)) is None
+    finish(server)
+    answers = [m for m in notifications(server) if m.get("id") == 5]
+    assert answers == [{"jsonrpc": "2.0", "id": 5, "error": {
+        "code": -32603, "message": "internal failure"}}]
 
 
 def test_cancel_is_acknowledged_with_an_empty_result_and_update_needs_a_waiting_task():

@@ -8,6 +8,7 @@ import logging
 
 from tinymcp.context import CAPABILITIES_META, CLIENT_NEEDS as NEEDS, INPUT_META
 from tinymcp.protocol import INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND, OWNER_ENDED, OWNER_META
+from tinymcp.tasks import RELATED   # _meta naming the task a board's request is for
 
 from tinymcp.host.bridge.routes import (KINDS, OFFERS, Catalog, Routes, slug,
                                         surface_instructions)
@@ -31,7 +32,6 @@ TASK_WAIT = 3600.0        # seconds a tasks/result may wait for its task to end 
 LONG_CALL = 660.0         # seconds a plain call of a tool that can run as a task may take
 TERMINAL = ("completed", "failed", "cancelled")
 MAX_TASK_OWNERS = 1024    # tasks whose owner the bridge keeps (the oldest forgotten first)
-RELATED = "io.modelcontextprotocol/related-task"   # _meta naming the task a board request is for
 MAX_INSTRUCTIONS = 2048   # bytes of a board's instructions that reach hosts
 CUT = " [...the bridge cut the rest: a board's instructions reach hosts up to 2 KiB]"
 

@@ -11,6 +11,7 @@ from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, L
                               VERSIONS as HANDSHAKE_VERSIONS)
 from tinymcp.stateless import (CAPABILITIES_META, LOG_LEVEL_META, SERVER_INFO_META,
                                SUBSCRIPTION_META)
+from tinymcp.tasks import RELATED
 
 from tinymcp.host.bridge.host import capabilities, err, log_failure
 from tinymcp.host.bridge.methods import (ASKING, FORWARDED, LISTS, REMOVED, STATELESS_TASKS,
@@ -272,7 +273,7 @@ class StatelessEra:
             if "result" in outcome:
                 result = dict(outcome["result"])
                 meta = {k: v for k, v in (result.get("_meta") or {}).items()
-                        if k != "io.modelcontextprotocol/related-task"}
+                        if k != RELATED}
                 result.pop("_meta", None)
                 if meta:
                     result["_meta"] = meta
