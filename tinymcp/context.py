@@ -73,7 +73,7 @@ class Context:
         # Whether the client this request is for declared what being asked `method` needs.
         session = self.server.session
         job = _task_job(session)
-        meta = job.task.meta if job is not None else session.call.meta
+        meta = job.again[3] if job is not None else session.call.meta
         caps = meta.get(CAPABILITIES_META) if meta is not None else None
         if type(caps) is not dict:
             caps = session.client_capabilities

@@ -62,7 +62,8 @@ class Job:
         self.link = link              # the link the request came through (None: the outbox)
         self.task = task              # the Task it runs as, or None for a plain call
         self.shown = -1.0             # the last progress fraction sent
-        self.again = again            # a task's (tool function, arguments, wants ctx): rerun
+        self.again = again            # a task's (tool function, arguments, wants ctx, the
+                                      # request's _meta): to run it again, and whom it asks
         self.asked = 0                # questions its run has asked so far (unnamed keys count)
         self.sent = None              # 2025-11-25, paused: {our request id: question key}
 
@@ -79,9 +80,9 @@ class Task:
         self.link = link      # where its status notifications go: the creating request's link
         self.result = None    # the CallToolResult, once it ended
         self.waiting = None   # [(request id, link)] of tasks/result requests blocked on it
-        self.meta = None      # the creating request's _meta: whose capabilities it may ask in
-        self.asks = None      # input_required: the questions not answered yet {key: request}
-        self.answers = None   # the client's answers so far {key: answer}
+        # Once it asks: [the questions not answered yet {key: request} (None: none now), the
+        # client's answers so far {key: answer}]. One field: a Task's attribute table stays small.
+        self.input = None
 
 
 def task_ended(server, task):
@@ -209,10 +210,9 @@ class Work:
         era = session.era
         if type(value).__name__ == "generator":
             call = session.call
-            task.meta = call.meta
             if era == _EXTENSION_ERA and session.revision.answers:
                 # what the client answered before the task was made: a rerun asks it again
-                task.answers = dict(session.revision.answers)
+                task.input = [None, dict(session.revision.answers)]
             token = call.token if era == _UTILITY_ERA else None  # 2026-07-28: no progress
             self.live.append(Job(call.id, value, name, structured, token, session.link, task,
                                  again))
@@ -262,7 +262,8 @@ class Work:
             if call.task is task:
                 self._unpark(server, call)
                 break
-        task.asks = None
+        if task.input is not None:
+            task.input[0] = None
         task.status = "cancelled"
         task.message = "Cancelled by request."
         task.updated = stamp()
@@ -280,7 +281,10 @@ class Work:
         task = call.task
         call.gen = None  # ended by Paused: rerun from its start once answered
         task.status = "input_required"
-        task.asks = requests
+        if task.input is None:
+            task.input = [requests, {}]
+        else:
+            task.input[0] = requests
         task.updated = stamp()
         self.parked.append(call)
         session = server.session
@@ -318,7 +322,7 @@ class Work:
             if not all(waiting.get(rid) is not None for rid in sent):
                 continue
             task = call.task
-            answers = task.answers = task.answers or {}
+            answers = task.input[1]
             failed = None
             for rid in sent:
                 reply = waiting.pop(rid)
@@ -339,12 +343,11 @@ class Work:
     def answer(self, server, task, responses):
         # 2026-07-28 tasks/update: answers to the questions outstanding; the others are ignored
         # (the extension: keys never issued, answered already or superseded).
-        asks = task.asks
+        asks, answers = task.input
         for key in responses:
             if key in asks and type(responses[key]) is not dict:
                 raise RpcError(INVALID_PARAMS, "Invalid params: inputResponses[" + key
                                + "] must be an object")
-        answers = task.answers = task.answers or {}
         for key in responses:
             if key in asks:
                 answers[key] = responses[key]
@@ -360,7 +363,7 @@ class Work:
                 self.live.append(call)
                 break
         task.status = "working"
-        task.asks = None
+        task.input[0] = None
         task.updated = stamp()
         if server.session.era != _UTILITY_ERA:
             _tell(server, task)
@@ -434,11 +437,11 @@ def ask(server, call, asks):
     # a rerun names them alike). Never asked in a capability or mode the client lacks.
     from tinymcp.context import CAPABILITIES_META, CLIENT_NEEDS, missing
     task = call.task
-    meta = task.meta
+    meta = call.again[3]
     caps = meta.get(CAPABILITIES_META) if type(meta) is dict else None
     if type(caps) is not dict:
         caps = server.session.client_capabilities or {}
-    answers = task.answers or {}
+    answers = task.input[1] if task.input is not None else {}
     got = {}
     wanted = {}
     for key in asks:
@@ -509,7 +512,7 @@ def _advance(server, gen, rid, token, name, job=None):
     work.running = job
     try:
         if gen is None:  # a task whose questions were answered: its tool again, from the start
-            fn, args, wants = job.again
+            fn, args, wants, _meta = job.again
             job.asked = 0
             gen = fn(ctx=server.ctx, **args) if wants else fn(**args)
             if type(gen).__name__ != "generator":
@@ -639,7 +642,7 @@ def _detailed(task):
     # The 2026-07-28 task with its outcome inline (tasks/get, notifications/tasks).
     state = _state(task, _EXTENSION_ERA)
     if task.status == "input_required":
-        state["inputRequests"] = task.asks
+        state["inputRequests"] = task.input[0]
     elif task.status == "completed":
         state["result"] = task.result
     elif task.error is not None:  # failed by a protocol error: the JSON-RPC error inline
