@@ -204,6 +204,23 @@ def test_bad_updates_get_invalid_params_and_leave_the_task_as_it_was():
     assert ended["code"] == -32602 and "completed" in ended["message"]
 
 
+def test_a_listen_stream_hears_the_task_ask_resume_and_complete():
+    # notifications/tasks: "Each notification carries a complete DetailedTask for the current
+    # status" (the questions too, while it waits).
+    server = asking_board()
+    tid = call(server, "confirm", {"path": "/n"})["taskId"]
+    assert server.handle(frame("subscriptions/listen", stamped(
+        {"notifications": {"taskIds": [tid]}}), 7)) is None
+    notifications(server)
+    step(server)
+    update(server, tid, {"ok": accept("ok", True)})
+    step(server)
+    told = [n["params"] for n in notifications(server, "notifications/tasks")]
+    assert [t["status"] for t in told] == ["input_required", "working", "completed"]
+    assert list(told[0]["inputRequests"]) == ["ok"] and "inputRequests" not in told[1]
+    assert told[2]["result"]["content"][0]["text"] == "deleted /n"
+
+
 def test_an_update_for_a_working_task_is_refused():
     server = asking_board()
     tid = call(server, "confirm", {"path": "/x"})["taskId"]  # not stepped yet: working
