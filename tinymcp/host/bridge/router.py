@@ -32,6 +32,8 @@ TASK_WAIT = 3600.0        # seconds a tasks/result may wait for its task to end 
 LONG_CALL = 660.0         # seconds a plain call of a tool that can run as a task may take
 TERMINAL = ("completed", "failed", "cancelled")
 MAX_TASK_OWNERS = 1024    # tasks whose owner the bridge keeps (the oldest forgotten first)
+UNCLAIMED_WAIT = 10.0     # seconds a task's question waits for the answer that made the task
+MAX_UNCLAIMED = 64        # tasks whose questions wait so at once (more: refused at once)
 MAX_INSTRUCTIONS = 2048   # bytes of a board's instructions that reach hosts
 CUT = " [...the bridge cut the rest: a board's instructions reach hosts up to 2 KiB]"
 
@@ -117,6 +119,7 @@ class Router:
         self.telling = {}         # list kind -> True when it changed again while being told
         self.events = BridgeEvents(several)   # what every board noticed: wait_for_event
         self.task_owners = {}     # task id -> [board, host session, bridge progress token]
+        self.unclaimed = {}       # task id -> [(board, request)] asked before its task was known
         self.task_asks = {}       # task id -> {key: (board request id, request)}: what a board's
                                   # task asks a 2026-07-28 host, kept for its tasks/get
         self.owners = set()       # hosts named as the owner of a tools/call (their leases)
@@ -315,6 +318,7 @@ class Router:
                 # A task: its id is the board's (unguessable); the bridge keeps whose it is,
                 # and the progress token stays valid for the task's lifetime.
                 self.task_owners[task["taskId"]] = [board, principal(call), token]
+                self._claimed(task["taskId"])
                 while len(self.task_owners) > MAX_TASK_OWNERS:   # nobody came back for them
                     self._task_gone(next(iter(self.task_owners)))
                 token = None
@@ -380,6 +384,14 @@ class Router:
         related = meta.get(RELATED) if type(meta) is dict else None
         tid = related.get("taskId") if type(related) is dict else None
         entry = self.task_owners.get(tid) if type(tid) is str else None
+        if entry is None and type(tid) is str and len(self.unclaimed) < MAX_UNCLAIMED:
+            # A task's first step may ask before the bridge has read the answer that made it
+            # (the board's line is read ahead of the call awaiting it): held until it is.
+            if tid not in self.unclaimed:
+                self.unclaimed[tid] = []
+                asyncio.get_running_loop().call_later(UNCLAIMED_WAIT, self._unclaimed, tid)
+            self.unclaimed[tid].append((board, msg))
+            return None
         if entry is None or entry[0] is not board:
             return "it names no task of this board's that a host is running"
         if getattr(entry[1], "era", None) == "handshake":
@@ -395,6 +407,17 @@ class Router:
             k: v for k, v in params.items() if k != "_meta"}
         asks[key] = (msg["id"], {"method": msg["method"], "params": params})
         return None
+
+    def _claimed(self, tid):
+        # The task is known now: the questions it asked before, as if they came now.
+        for board, msg in self.unclaimed.pop(tid, ()):
+            why = self._task_question(board, msg)
+            if why is not None:
+                self._refuse(board, msg, why)
+
+    def _unclaimed(self, tid):
+        for board, msg in self.unclaimed.pop(tid, ()):
+            self._refuse(board, msg, "it names no task of this board's that a host is running")
 
     def task_questions(self, tid):
         # The questions a task waits for: its inputRequests.
@@ -692,11 +715,16 @@ class Router:
                 board.asks[bid] = call
                 running.future.add_done_callback(lambda _f: board.asks.pop(bid, None))
                 return
+        self._refuse(board, msg, why)
+
+    @staticmethod
+    def _refuse(board, msg, why):
+        method = msg["method"]
         if type(why) is not dict:
             why = {"code": METHOD_NOT_FOUND,
                    "message": "%s cannot reach a client: %s" % (method, why)}
         log.info("refused the board's %s: %s", method, why["message"])
-        session.respond({"jsonrpc": "2.0", "id": bid, "error": why})
+        board.session.respond({"jsonrpc": "2.0", "id": msg["id"], "error": why})
 
     # -- list changes -----------------------------------------------------------------------
 
