@@ -138,6 +138,8 @@ class Channel:
             while backlog and self.stopped != "interrupt":
                 self._dispatch(backlog.pop(0))
             work = session.work
+            if work is not None and work.parked:  # a paused task whose answers came in runs on
+                work.wake(server)
             if work is not None and work.live:
                 if stepping:
                     work.step(server)

@@ -64,16 +64,27 @@ class Context:
         # Several questions at once, {key: (method, params)} -> {key: answer}: a 2026-07-28
         # client gets them together, in one input-required result.
         server = self.server
+        job = _task_job(server.session)
+        if job is not None:  # a task's tool: it pauses until the client answers (tasks.py)
+            return server.tasks().ask(server, job, asks)
         return server.session.revision.ask(server, asks, timeout_ms or server.client_timeout_ms)
 
     def can(self, method, params=None):
         # Whether the client this request is for declared what being asked `method` needs.
         session = self.server.session
-        meta = session.call.meta
+        job = _task_job(session)
+        meta = job.again[3] if job is not None else session.call.meta
         caps = meta.get(CAPABILITIES_META) if meta is not None else None
         if type(caps) is not dict:
             caps = session.client_capabilities
         return missing(caps, method, params or {}) is None
+
+
+def _task_job(session):
+    # The task whose tool is being stepped (tinymcp/tasks.py), or None.
+    work = session.work
+    job = work.running if work is not None else None
+    return job if job is not None and job.task is not None else None
 
 
 def missing(capabilities, method, params):

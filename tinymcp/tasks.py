@@ -2,7 +2,11 @@
 # one step a turn, so the board keeps answering other requests meanwhile. A plain call stays open
 # until the generator returns and is answered then; a call run as a task (the 2025-11-25 tasks
 # utility, the 2026-07-28 io.modelcontextprotocol/tasks extension) is answered at once with its
-# task, whose status and result the client fetches later. Loaded with the first long tool.
+# task, whose status and result the client fetches later. A task that asks the client something
+# (ctx.request/requests) pauses, status input_required, without holding the loop: a 2026-07-28
+# client finds the questions on tasks/get and answers with tasks/update, a 2025-11-25 client gets
+# them as requests tied to the task; with every answer in, the tool runs again from its start
+# and ctx.request returns them (as a 2026-07-28 retry does). Loaded with the first long tool.
 import time
 
 from tinymcp.clock import ticks_diff, ticks_ms
@@ -40,9 +44,16 @@ def new_id():
     return hexlify(raw).decode()
 
 
+class Paused(BaseException):
+    # Raised by ask() through a task's tool, past its own `except Exception`: the questions
+    # {key: request} it waits for.
+    def __init__(self, requests):
+        self.requests = requests
+
+
 class Job:
     # One generator tool call being stepped: the request it answers and where its answer goes.
-    def __init__(self, rid, gen, name, structured, token, link, task=None):
+    def __init__(self, rid, gen, name, structured, token, link, task=None, again=None):
         self.rid = rid
         self.gen = gen
         self.name = name
@@ -51,6 +62,10 @@ class Job:
         self.link = link              # the link the request came through (None: the outbox)
         self.task = task              # the Task it runs as, or None for a plain call
         self.shown = -1.0             # the last progress fraction sent
+        self.again = again            # a task's (tool function, arguments, wants ctx, the
+                                      # request's _meta): to run it again, and whom it asks
+        self.asked = 0                # questions its run has asked so far (unnamed keys count)
+        self.sent = None              # 2025-11-25, paused: {our request id: question key}
 
 
 class Task:
@@ -65,6 +80,9 @@ class Task:
         self.link = link      # where its status notifications go: the creating request's link
         self.result = None    # the CallToolResult, once it ended
         self.waiting = None   # [(request id, link)] of tasks/result requests blocked on it
+        # Once it asks: [the questions not answered yet {key: request} (None: none now), the
+        # client's answers so far {key: answer}]. One field: a Task's attribute table stays small.
+        self.input = None
 
 
 def task_ended(server, task):
@@ -83,8 +101,10 @@ class Work:
     poll_ms = 1000      # the polling interval suggested to clients
 
     def __init__(self):
-        self.live = []   # Job, in the order they started
-        self.tasks = []  # Task, oldest first
+        self.live = []     # Job, in the order they started
+        self.parked = []   # Job of a task waiting for the client's answers
+        self.running = None  # the Job being stepped (ctx.request in a task asks through it)
+        self.tasks = []    # Task, oldest first
 
     # -- plain calls -------------------------------------------------------------------------
 
@@ -123,7 +143,8 @@ class Work:
 
     def _drop(self, call):
         self.live.remove(call)
-        call.gen.close()
+        if call.gen is not None:
+            call.gen.close()
 
     def step(self, server):
         # One step of every open call; a call that returned or failed is answered (or its
@@ -135,7 +156,7 @@ class Work:
             # A task's request was answered with the task: notifications/cancelled for its
             # id no longer reaches it (tasks/cancel does).
             rid = call.rid if call.task is None else None
-            done, value = _advance(server, call.gen, rid, call.token, call.name)
+            done, value = _advance(server, call.gen, rid, call.token, call.name, call)
             now = server.session.call
             if now.cancelled:  # cancelled while it ran (ctx.cancelled read the input)
                 now.cancelled = False
@@ -149,6 +170,9 @@ class Work:
                 i += 1
                 continue
             live.remove(call)
+            if done == 4:
+                self._pause(server, call, value)
+                continue
             if done == 3:
                 if call.task is not None:
                     call.task.error = value[0]
@@ -163,7 +187,7 @@ class Work:
 
     # -- tasks -------------------------------------------------------------------------------
 
-    def create(self, server, value, name, structured, asked):
+    def create(self, server, value, name, structured, asked, again=None):
         # A call run as a task: the task now (CreateTaskResult), its work from idle.
         self.expire()
         tasks = self.tasks
@@ -186,8 +210,12 @@ class Work:
         era = session.era
         if type(value).__name__ == "generator":
             call = session.call
+            if era == _EXTENSION_ERA and session.revision.answers:
+                # what the client answered before the task was made: a rerun asks it again
+                task.input = [None, dict(session.revision.answers)]
             token = call.token if era == _UTILITY_ERA else None  # 2026-07-28: no progress
-            self.live.append(Job(call.id, value, name, structured, token, session.link, task))
+            self.live.append(Job(call.id, value, name, structured, token, session.link, task,
+                                 again))
         else:  # ended already (bad arguments, a plain tool): the task says so at once
             self._end(server, task, value, False)
         if era == _UTILITY_ERA:
@@ -211,18 +239,17 @@ class Work:
             link = task.link if task.link is not None else server.out_link()
             link.send({"jsonrpc": "2.0", "method": "notifications/tasks/status",
                        "params": _state(task, era)})
-        elif notify:  # 2026-07-28: to the subscriptions/listen streams that asked for it
-            from tinymcp.stateless import SUBSCRIPTION_META  # loaded: the revision serving
-            listens = server.session.revision.listens
-            for rid in listens:
-                if task.id in listens[rid].get("taskIds", ()):
-                    params = _detailed(task)
-                    params["_meta"] = {SUBSCRIPTION_META: rid}
-                    server.notify("notifications/tasks", params)
+        elif notify:
+            _tell(server, task)
         waiting = task.waiting
         task.waiting = None
-        for rid, link in waiting or ():
-            (link or server.out_link()).result(rid, fetch(task))
+        for rid, link in waiting or ():  # blocked tasks/result: the outcome, or its error
+            link = link or server.out_link()
+            e = task.error
+            if e is None:
+                link.result(rid, fetch(task))
+            else:
+                link.error(rid, e.code, e.message, e.data)
         task_ended(server, task)
 
     def stop(self, server, task):
@@ -231,6 +258,12 @@ class Work:
             if call.task is task:
                 self._drop(call)
                 break
+        for call in self.parked:
+            if call.task is task:
+                self._unpark(server, call)
+                break
+        if task.input is not None:
+            task.input[0] = None
         task.status = "cancelled"
         task.message = "Cancelled by request."
         task.updated = stamp()
@@ -240,6 +273,108 @@ class Work:
         for rid, link in waiting or ():
             (link or server.out_link()).error(rid, INTERNAL_ERROR, _CANCELLED)
         task_ended(server, task)
+
+    # -- tasks that ask the client --------------------------------------------------------
+
+    def _pause(self, server, call, requests):
+        # The task's tool asked what the client has not answered: input_required until it has.
+        task = call.task
+        call.gen = None  # ended by Paused: rerun from its start once answered
+        task.status = "input_required"
+        if task.input is None:
+            task.input = [requests, {}]
+        else:
+            task.input[0] = requests
+        task.updated = stamp()
+        self.parked.append(call)
+        session = server.session
+        link = task.link if task.link is not None else server.out_link()
+        if session.era == _UTILITY_ERA:
+            # 2025-11-25: the questions go to the client as requests tied to the task
+            from tinymcp.context import INPUT_META
+            waiting = session.waiting
+            if waiting is None:
+                waiting = session.waiting = {}
+            call.sent = {}
+            for key in requests:
+                rid = session.next_id = session.next_id + 1
+                waiting[rid] = None
+                call.sent[rid] = key
+                params = dict(requests[key].get("params") or {})
+                meta = params["_meta"] = dict(params.get("_meta") or {})
+                meta[RELATED] = {"taskId": task.id}
+                meta[INPUT_META] = [key, len(requests)]
+                link.send({"jsonrpc": "2.0", "id": rid, "method": requests[key]["method"],
+                           "params": params})
+            link.send({"jsonrpc": "2.0", "method": "notifications/tasks/status",
+                       "params": _state(task, _UTILITY_ERA)})
+        else:
+            _tell(server, task)
+
+    def wake(self, server):
+        # 2025-11-25: a paused task whose requests were all answered runs again (the channel
+        # calls this each turn while one waits).
+        waiting = server.session.waiting
+        for call in list(self.parked):
+            sent = call.sent
+            if not sent or waiting is None:
+                continue
+            if not all(waiting.get(rid) is not None for rid in sent):
+                continue
+            task = call.task
+            answers = task.input[1]
+            failed = None
+            for rid in sent:
+                reply = waiting.pop(rid)
+                if "error" in reply and failed is None:
+                    e = reply["error"] if type(reply["error"]) is dict else {}
+                    failed = RpcError(e.get("code", INTERNAL_ERROR),
+                                      e.get("message", "client error"), e.get("data"))
+                answers[sent[rid]] = reply.get("result")
+            call.sent = None
+            if failed is not None:  # the client refused to answer: the task fails with it
+                self.parked.remove(call)
+                task.error = failed
+                self._end(server, task, error_result(call.name + " failed: "
+                                                     + failed.message), True)
+            else:
+                self.resume(server, task)
+
+    def answer(self, server, task, responses):
+        # 2026-07-28 tasks/update: answers to the questions outstanding; the others are ignored
+        # (the extension: keys never issued, answered already or superseded).
+        asks, answers = task.input
+        for key in responses:
+            if key in asks and type(responses[key]) is not dict:
+                raise RpcError(INVALID_PARAMS, "Invalid params: inputResponses[" + key
+                               + "] must be an object")
+        for key in responses:
+            if key in asks:
+                answers[key] = responses[key]
+                del asks[key]
+        if not asks:
+            self.resume(server, task)
+
+    def resume(self, server, task):
+        # Every question answered: the task works again, its tool rerun from the start.
+        for call in self.parked:
+            if call.task is task:
+                self.parked.remove(call)
+                self.live.append(call)
+                break
+        task.status = "working"
+        task.input[0] = None
+        task.updated = stamp()
+        if server.session.era != _UTILITY_ERA:
+            _tell(server, task)
+
+    def _unpark(self, server, call):
+        self.parked.remove(call)
+        waiting = server.session.waiting
+        for rid in call.sent or ():
+            if waiting is not None:
+                waiting.pop(rid, None)  # a late answer is dropped (server.answer)
+        call.sent = None
 
     def expire(self):
         # Ended tasks are forgotten ttl after their end (the spec counts from creation and lets
@@ -259,6 +394,9 @@ class Work:
         tid = params.get("taskId")
         if type(tid) is not str:
             raise RpcError(INVALID_PARAMS, must("taskId", "a string"))
+        if params.get("requestState") is not None:  # a task of this board never carries one
+            raise RpcError(INVALID_PARAMS, "Invalid params: requestState was not issued for "
+                           "this task")
         for task in self.tasks:
             if task.id == tid:
                 return task
@@ -280,6 +418,55 @@ def fetch(task):
     meta[RELATED] = {"taskId": task.id}
     result["_meta"] = meta
     return result
+
+
+def _tell(server, task):
+    # 2026-07-28: the task as it is now to the subscriptions/listen streams that asked for it.
+    from tinymcp.stateless import SUBSCRIPTION_META  # loaded: the revision serving
+    listens = server.session.revision.listens
+    for rid in listens:
+        if task.id in listens[rid].get("taskIds", ()):
+            params = _detailed(task)
+            params["_meta"] = {SUBSCRIPTION_META: rid}
+            server.notify("notifications/tasks", params)
+
+
+def ask(server, call, asks):
+    # ctx.request()/requests() in a task's tool: the client's answers, or Paused with the
+    # questions still open (each named by its key, else "<capability>-<n>" in asking order, so
+    # a rerun names them alike). Never asked in a capability or mode the client lacks.
+    from tinymcp.context import CAPABILITIES_META, CLIENT_NEEDS, missing
+    task = call.task
+    meta = call.again[3]
+    caps = meta.get(CAPABILITIES_META) if type(meta) is dict else None
+    if type(caps) is not dict:
+        caps = server.session.client_capabilities or {}
+    answers = task.input[1] if task.input is not None else {}
+    got = {}
+    wanted = {}
+    for key in asks:
+        method, params = asks[key]
+        need = CLIENT_NEEDS.get(method)
+        if need is None:
+            raise RpcError(INTERNAL_ERROR, method + " is not something a server can ask a "
+                           "client")
+        call.asked += 1
+        name = key if key is not None else need + "-" + str(call.asked)
+        if name in answers:
+            got[key] = answers[name]
+            continue
+        lacks = missing(caps, method, params)
+        if lacks is not None:
+            mode = list(lacks[need])
+            raise RpcError(MISSING_CAPABILITY, "Missing required client capability: " + need
+                           + (" mode " + mode[0] if mode else ""), {"requiredCapabilities": lacks})
+        request = {"method": method}
+        if params is not None:
+            request["params"] = params
+        wanted[name] = request
+    if wanted:
+        raise Paused(wanted)
+    return got
 
 
 def _state(task, era):
@@ -309,17 +496,28 @@ def _plain(result):
     return out
 
 
-def _advance(server, gen, rid, token, name):
+def _advance(server, gen, rid, token, name, job=None):
     # One step of gen, with the session's Call speaking for its request (ctx.progress, ctx.log
     # and ctx.cancelled work as in a plain handler) -> (0, what it yielded), (1, what it
     # returned), (2, an isError result) when it raised, or (3, (the RpcError, that result))
-    # when it raised a protocol error.
-    call = server.session.call
+    # when it raised a protocol error, or (4, the questions) when a task's tool asked what the
+    # client has not answered yet.
+    session = server.session
+    call = session.call
     call.busy = True
     call.id = rid
     call.token = token
     call.cancelled = False
+    work = session.work
+    work.running = job
     try:
+        if gen is None:  # a task whose questions were answered: its tool again, from the start
+            fn, args, wants, _meta = job.again
+            job.asked = 0
+            gen = fn(ctx=server.ctx, **args) if wants else fn(**args)
+            if type(gen).__name__ != "generator":
+                return 1, gen
+            job.gen = gen
         return 0, gen.send(None)
     except StopIteration as e:
         return 1, e.value
@@ -328,7 +526,10 @@ def _advance(server, gen, rid, token, name):
         if isinstance(e, RpcError):  # a protocol error: a task it ends is failed with it
             return 3, (e, failed)
         return 2, failed
+    except Paused as e:
+        return 4, e.requests
     finally:
+        work.running = None
         call.busy = False
         call.id = None
         call.token = None
@@ -360,11 +561,11 @@ def _run(server, gen, name, structured):
             return shape(value, structured, server)
 
 
-def start(server, value, name, structured, task=None):
+def start(server, value, name, structured, task=None, again=None):
     work = _session_work(server.session)
     if task is None:
         return work.start(server, value, name, structured)
-    return work.create(server, value, name, structured, task)
+    return work.create(server, value, name, structured, task, again)
 
 
 # -- the revisions' rules (a tool declares task support in tinymcp/tools.py: Tools.offer) -----
@@ -440,7 +641,9 @@ def _session_work(session):
 def _detailed(task):
     # The 2026-07-28 task with its outcome inline (tasks/get, notifications/tasks).
     state = _state(task, _EXTENSION_ERA)
-    if task.status == "completed":
+    if task.status == "input_required":
+        state["inputRequests"] = task.input[0]
+    elif task.status == "completed":
         state["result"] = task.result
     elif task.error is not None:  # failed by a protocol error: the JSON-RPC error inline
         e = task.error
@@ -502,9 +705,16 @@ def _cancel(server, params):
 
 
 def _update(server, params):
-    # 2026-07-28: responses to a task's inputRequests. This board's tasks ask nothing, so
-    # there is never an outstanding key: the responses are ignored, as the extension says.
-    _work(server, "tasks/update").find(params)
+    # 2026-07-28: answers to a task's inputRequests; the task runs on once all are in.
+    work = _work(server, "tasks/update")
+    task = work.find(params)
+    responses = params.get("inputResponses")
+    if type(responses) is not dict:
+        raise RpcError(INVALID_PARAMS, must("inputResponses", "an object"))
+    if task.status != "input_required":
+        raise RpcError(INVALID_PARAMS, "Invalid params: the task is " + task.status
+                       + ", not waiting for input: there is nothing to answer")
+    work.answer(server, task, responses)
     return {}
 
 

@@ -64,7 +64,10 @@ class Tools(Registry):
                 value = error_result(name + " failed: " + (text or e.__class__.__name__))
         if task is not None or type(value).__name__ == "generator":
             # a task, or a long tool called plainly: stepped in the loop's idle time
-            return server.tasks().start(server, value, name, structured, task)
+            again = None
+            if task is not None:  # what a task's rerun needs (tinymcp/tasks.py)
+                again = (tool[_FN], args, tool[_CTX], server.session.call.meta)
+            return server.tasks().start(server, value, name, structured, task, again)
         return value
 
 

@@ -321,6 +321,42 @@ def _tasks(server):
         yield 0
         raise RpcError(INTERNAL_ERROR, "protocol_error_job: an internal failure")
 
+    # Tasks that ask for input (SEP-2663 over SEP-2322): a question pauses the task
+    # (input_required) until the client answers; the tool then runs again from its start and
+    # ctx.request returns the answer, so each asks before it acts.
+    @server.tool("confirm_delete", "Deletes a file once the user confirms", ctx=True,
+                 inputs={"filename": string("The file to delete")}, task="optional")
+    def confirm_delete(filename, ctx):
+        answer = ctx.request("elicitation/create",
+                             _form("Delete " + filename + "?", "confirm", "boolean"),
+                             key="confirm_delete")
+        yield 0
+        if answer.get("action") != "accept" or not (answer.get("content") or {}).get("confirm"):
+            return "Kept " + filename
+        return "Deleted " + filename
+
+    @server.tool("multi_input", "Asks two things at once", ctx=True, task="optional")
+    def multi_input(ctx):
+        got = ctx.requests({"name": _NAME,
+                            "confirm": ("elicitation/create",
+                                        _form("Go ahead?", "confirm", "boolean"))})
+        yield 0
+        return ("Got name " + _answer((got["name"].get("content") or {}).get("name"))
+                + ", confirm " + _answer((got["confirm"].get("content") or {}).get("confirm")))
+
+    @server.tool("test_tool_with_task", "Asks a name, then works on it as a task", ctx=True,
+                 task="required")
+    def tool_with_task(ctx):
+        # The question comes before the task: an input-required result (or, on a handshake
+        # session, a request to the client); the answer rides into the task's work.
+        answer = ctx.request(_NAME[0], _NAME[1], key="user_name")
+        name = str((answer.get("content") or {}).get("name"))
+
+        def work():
+            yield from wait(200)
+            return "Hello, " + name + "! (from a task)"
+        return work()
+
 
 def _elicited(result):
     result = result or {}

@@ -157,3 +157,23 @@ def test_a_plain_call_of_a_long_tool_outlasts_the_bridges_timeout(line_client):
     plain = client.request("tools/call", {"name": "sample", "arguments": dict(
         SAMPLE, seconds=2)}, timeout=10)["result"]
     assert plain["structuredContent"]["count"] == 8
+
+
+def test_a_task_that_asks_a_2025_11_25_host_fails_with_a_clear_error(line_client):
+    # The bridge relays a board task's question only to a 2026-07-28 host (tasks/get shows it,
+    # tests/bridge_modern/test_task_input_http.py); a handshake host's task that asks is
+    # refused at the board, which fails the task with that error: nothing hangs.
+    client = line_client("--sim", "conformance")
+    reply = client.request("initialize", {"protocolVersion": "2025-11-25",
+                                           "capabilities": {"elicitation": {}},
+                                           "clientInfo": {"name": "pytest", "version": "0"}})
+    assert "result" in reply, reply
+    client.notify("notifications/initialized")
+    wait_tools(client, ["confirm_delete"])
+    created = client.request("tools/call", {"name": "confirm_delete", "arguments": {
+        "filename": "x"}, "task": {}})["result"]["task"]
+    fetched = client.request("tasks/result", {"taskId": created["taskId"]}, timeout=20)
+    assert "2025-11-25 host" in fetched["error"]["message"], fetched
+    got = client.request("tasks/get", {"taskId": created["taskId"]})["result"]
+    assert got["status"] == "failed"
+    assert client.request("ping")["result"] == {}

@@ -9,15 +9,17 @@ P = "io.modelcontextprotocol/"
 TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
 
 
-def task_post(url, method, params, token=None, rid=1):
-    # One 2026-07-28 POST declaring the tasks extension, as the holder of token (None: none).
+def task_post(url, method, params, token=None, rid=1, caps=None):
+    # One 2026-07-28 POST declaring the tasks extension (and caps), as the holder of token
+    # (None: none).
     h = {"accept": "application/json, text/event-stream", "content-type": "application/json",
          "mcp-protocol-version": MODERN, "mcp-method": method}
     if "name" in params:
         h["mcp-name"] = params["name"]
     if token is not None:
         h["authorization"] = "Bearer " + token
-    params = dict(params, _meta={P + "protocolVersion": MODERN, P + "clientCapabilities": TASKS})
+    declared = dict(caps or {}, **TASKS)
+    params = dict(params, _meta={P + "protocolVersion": MODERN, P + "clientCapabilities": declared})
     body = {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
     return httpx.post(url, json=body, headers=h, timeout=30).json()
 

@@ -306,8 +306,9 @@ def test_http_tasks_are_polled_updated_and_cancelled_by_the_token_that_made_them
     refused_to(url, longer, "bob-token")
     assert polled(url, longer, "alice-token", "working")["taskId"] == longer
     updated = task_post(url, "tasks/update", {"taskId": longer, "inputResponses": {}},
-                        "alice-token")
-    assert updated["result"]["resultType"] == "complete", updated
+                        "alice-token")   # its owner's, but it asks nothing (test_task_input_http)
+    assert updated["error"]["code"] == -32602, updated
+    assert "not waiting for input" in updated["error"]["message"], updated
     cancelled = task_post(url, "tasks/cancel", {"taskId": longer}, "alice-token")
     assert "result" in cancelled, cancelled
     assert polled(url, longer, "alice-token", "cancelled")["taskId"] == longer

@@ -1,10 +1,14 @@
 # boards/conformance on both runtimes, straight on its stdio: every fixture the suite names.
 import base64
 import json
+import time
 
 import pytest
 
 from tests.board_process import MICROPYTHON, BoardProcess
+
+RELATED = "io.modelcontextprotocol/related-task"
+TASKS = "io.modelcontextprotocol/tasks"
 
 TOOLS = {"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource",
          "test_multiple_content_types", "test_tool_with_logging", "test_tool_with_progress",
@@ -18,7 +22,9 @@ TOOLS = {"test_simple_text", "test_image_content", "test_audio_content", "test_e
          "test_input_required_result_multi_round", "test_input_required_result_capabilities",
          "test_missing_capability", "test_streaming_elicitation", "test_logging_tool",
          # the tasks extension's (SEP-2663)
-         "greet", "slow_compute", "failing_job", "protocol_error_job"}
+         "greet", "slow_compute", "failing_job", "protocol_error_job",
+         # ... and its tasks that ask for input (SEP-2663 over SEP-2322)
+         "confirm_delete", "multi_input", "test_tool_with_task"}
 PROMPTS = {"test_simple_prompt", "test_prompt_with_arguments",
            "test_prompt_with_embedded_resource", "test_prompt_with_image",
            "test_input_required_result_prompt"}
@@ -166,9 +172,67 @@ def test_input_required_fixtures_ask_under_the_suites_keys(board):
 def test_task_fixtures_declare_their_task_support(board):
     tools = {t["name"]: t for t in board.request("tools/list")["result"]["tools"]}
     support = {name: tools[name].get("execution", {}).get("taskSupport")
-               for name in ("greet", "slow_compute", "failing_job", "protocol_error_job")}
+               for name in ("greet", "slow_compute", "failing_job", "protocol_error_job",
+                            "confirm_delete", "multi_input", "test_tool_with_task")}
     assert support == {"greet": None, "slow_compute": "optional", "failing_job": "required",
-                       "protocol_error_job": "optional"}
+                       "protocol_error_job": "optional", "confirm_delete": "optional",
+                       "multi_input": "optional", "test_tool_with_task": "required"}
+
+
+def test_a_task_that_asks_sends_its_question_tied_to_it_and_runs_on_with_the_answer(board):
+    # 2025-11-25 on the board's own stdio (what the bridge sees): the question is a request
+    # whose _meta names the task, the task is input_required meanwhile and answers polls.
+    created = board.request("tools/call", {"name": "confirm_delete", "task": {},
+                                           "arguments": {"filename": "a.txt"}})["result"]["task"]
+    tid = created["taskId"]
+    asked = board.read()
+    while asked.get("method") != "elicitation/create":
+        asked = board.read()
+    assert asked["params"]["_meta"][RELATED] == {"taskId": tid}
+    assert board.request("tasks/get", {"taskId": tid})["result"]["status"] == "input_required"
+    assert call(board, "greet", {"name": "meanwhile"})["content"][0]["text"] == \
+        "Hello, meanwhile!"
+    board.send({"jsonrpc": "2.0", "id": asked["id"], "result": {
+        "action": "accept", "content": {"confirm": True}}})
+    done = board.request("tasks/result", {"taskId": tid})["result"]
+    assert done["content"][0]["text"] == "Deleted a.txt"
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_a_2026_07_28_task_asks_on_tasks_get_and_is_answered_by_tasks_update(runtime):
+    # SEP-2663 on the board's own stdio, both runtimes: two questions at once, answered one at
+    # a time; the serve loop answers polls all along.
+    proc = BoardProcess(runtime, board="conformance")
+    meta = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {
+                          "elicitation": {}, "extensions": {TASKS: {}}}}}
+
+    def ask(method, params):
+        reply = proc.request(method, dict(params, **meta))
+        assert "result" in reply, reply
+        return reply["result"]
+
+    def until(tid, wanted):
+        for _ in range(200):
+            got = ask("tasks/get", {"taskId": tid})
+            if wanted(got):
+                return got
+            time.sleep(0.05)
+        raise AssertionError(got)
+
+    try:
+        tid = ask("tools/call", {"name": "multi_input", "arguments": {}})["taskId"]
+        got = until(tid, lambda t: t["status"] == "input_required")
+        assert sorted(got["inputRequests"]) == ["confirm", "name"]
+        ask("tasks/update", {"taskId": tid, "inputResponses": {"name": {
+            "action": "accept", "content": {"name": "Ada"}}}})
+        assert list(ask("tasks/get", {"taskId": tid})["inputRequests"]) == ["confirm"]
+        ask("tasks/update", {"taskId": tid, "inputResponses": {"confirm": {
+            "action": "accept", "content": {"confirm": True}}}})
+        done = until(tid, lambda t: t["status"] == "completed")
+        assert done["result"]["content"][0]["text"] == 'Got name "Ada", confirm true'
+    finally:
+        proc.close()
 
 
 def test_json_schema_2020_12_tool_checks_its_keywords_on_the_board(board):

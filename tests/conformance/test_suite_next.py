@@ -12,12 +12,8 @@ from tests.conformance.conftest import NEXT_PREFIX, suite_command
 from tests.conformance.test_suite import results, table
 
 # Not scored at a revision but run with it (`conformance list`: extension, pending): each must
-# pass as well, but for these, which are still open (and say why).
-STILL_FAILING = {
-    # a board's tasks cannot ask for input yet (status input_required, tasks/update resuming):
-    # confirm_delete, multi_input and test_tool_with_task are not on the conformance board
-    "tasks-dispatch-and-envelope", "tasks-mrtr-input", "tasks-mrtr-composition",
-}
+# pass as well, but for these, which are still open (and say why). None is open now.
+STILL_FAILING = set()
 
 
 def run_suite(url, out_dir, revision):

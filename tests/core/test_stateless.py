@@ -667,3 +667,11 @@ def test_a_handshake_connection_after_a_stateless_one_gets_plain_results():
     plain = result(server, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})
     assert plain["structuredContent"] == {"sum": 3} and "resultType" not in plain
     assert "_meta" not in plain
+
+
+def test_the_client_capabilities_meta_key_is_one_string_in_both_modules():
+    # Stated twice on purpose: a handshake board's ctx.can reads it from tinymcp/context.py
+    # without loading tinymcp/stateless.py (and the other way round); this holds the two equal.
+    from tinymcp.context import CAPABILITIES_META as in_context
+    from tinymcp.stateless import CAPABILITIES_META as in_stateless
+    assert in_context == in_stateless == "io.modelcontextprotocol/clientCapabilities"

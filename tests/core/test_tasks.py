@@ -490,15 +490,25 @@ def test_a_protocol_error_fails_the_task_and_tasks_result_answers_it():
     assert result(server, "tasks/get", {"taskId": tid}, 2)["status"] == "failed"
     assert error(server, "tasks/result", {"taskId": tid}, 3) == {
         "code": -32603, "message": "internal failure"}
+    # ... and so does a tasks/result that was blocked on it when it failed (this ended the
+    # board's serve loop with the error once).
+    tid = create(server, "broken2", {}, id=4)["taskId"]
+    assert server.handle(frame("tasks/result", {"taskId": tid}, 5)) is None
+    finish(server)
+    answers = [m for m in notifications(server) if m.get("id") == 5]
+    assert answers == [{"jsonrpc": "2.0", "id": 5, "error": {
+        "code": -32603, "message": "internal failure"}}]
 
 
-def test_cancel_and_update_are_acknowledged_with_an_empty_result():
-    # "On success, the server MUST acknowledge the request with an empty result." (both)
+def test_cancel_is_acknowledged_with_an_empty_result_and_update_needs_a_waiting_task():
+    # "On success, the server MUST acknowledge the request with an empty result." (both; a
+    # task that asks is in tests/core/test_task_input.py). A task that asks nothing is never
+    # waiting for input: an update for it is refused, not silently dropped.
     server = task_board()
     tid = result(server, "tools/call", stamped({"name": "measure", "arguments": {"n": 9}}))[
         "taskId"]
-    ack = result(server, "tasks/update", stamped({"taskId": tid, "inputResponses": {}}), 2)
-    assert ack["resultType"] == "complete" and set(ack) == {"resultType", "_meta"}
+    refused = error(server, "tasks/update", stamped({"taskId": tid, "inputResponses": {}}), 2)
+    assert refused["code"] == -32602 and "not waiting for input" in refused["message"]
     ack = result(server, "tasks/cancel", stamped({"taskId": tid}), 3)
     assert ack["resultType"] == "complete" and set(ack) == {"resultType", "_meta"}
     assert result(server, "tasks/get", stamped({"taskId": tid}), 4)["status"] == "cancelled"

@@ -6,8 +6,9 @@ import asyncio
 import itertools
 import logging
 
-from tinymcp.context import CAPABILITIES_META, CLIENT_NEEDS as NEEDS
+from tinymcp.context import CAPABILITIES_META, CLIENT_NEEDS as NEEDS, INPUT_META
 from tinymcp.protocol import INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND, OWNER_ENDED, OWNER_META
+from tinymcp.tasks import RELATED   # _meta naming the task a board's request is for
 
 from tinymcp.host.bridge.routes import (KINDS, OFFERS, Catalog, Routes, slug,
                                         surface_instructions)
@@ -31,6 +32,8 @@ TASK_WAIT = 3600.0        # seconds a tasks/result may wait for its task to end 
 LONG_CALL = 660.0         # seconds a plain call of a tool that can run as a task may take
 TERMINAL = ("completed", "failed", "cancelled")
 MAX_TASK_OWNERS = 1024    # tasks whose owner the bridge keeps (the oldest forgotten first)
+UNCLAIMED_WAIT = 10.0     # seconds a task's question waits for the answer that made the task
+MAX_UNCLAIMED = 64        # tasks whose questions wait so at once (more: refused at once)
 MAX_INSTRUCTIONS = 2048   # bytes of a board's instructions that reach hosts
 CUT = " [...the bridge cut the rest: a board's instructions reach hosts up to 2 KiB]"
 
@@ -116,6 +119,9 @@ class Router:
         self.telling = {}         # list kind -> True when it changed again while being told
         self.events = BridgeEvents(several)   # what every board noticed: wait_for_event
         self.task_owners = {}     # task id -> [board, host session, bridge progress token]
+        self.unclaimed = {}       # task id -> [(board, request)] asked before its task was known
+        self.task_asks = {}       # task id -> {key: (board request id, request)}: what a board's
+                                  # task asks a 2026-07-28 host, kept for its tasks/get
         self.owners = set()       # hosts named as the owner of a tools/call (their leases)
         self.finders = []         # what is still finding boards when asked (finding(): a broker)
         self._change = asyncio.Event()   # set when a board is added, listed or lost
@@ -149,6 +155,7 @@ class Router:
         self.events.left(board)
         for tid in [t for t, entry in self.task_owners.items() if entry[0] is board]:
             del self.task_owners[tid]
+            self.task_asks.pop(tid, None)
         if board.listed:
             board.listed = False
             self._changed_all()
@@ -311,6 +318,7 @@ class Router:
                 # A task: its id is the board's (unguessable); the bridge keeps whose it is,
                 # and the progress token stays valid for the task's lifetime.
                 self.task_owners[task["taskId"]] = [board, principal(call), token]
+                self._claimed(task["taskId"])
                 while len(self.task_owners) > MAX_TASK_OWNERS:   # nobody came back for them
                     self._task_gone(next(iter(self.task_owners)))
                 token = None
@@ -350,6 +358,7 @@ class Router:
         return reply
 
     def _task_over(self, tid):
+        self.task_asks.pop(tid, None)
         entry = self.task_owners.get(tid)
         if entry is not None and entry[2] is not None:
             self.tokens.pop(entry[2], None)
@@ -357,7 +366,79 @@ class Router:
 
     def _task_gone(self, tid):
         self._task_over(tid)
-        self.task_owners.pop(tid, None)
+        entry = self.task_owners.pop(tid, None)
+        asks = self.task_asks.pop(tid, None)
+        if asks and entry is not None:   # nobody will answer them now
+            for bid, _request in asks.values():
+                entry[0].session.respond({"jsonrpc": "2.0", "id": bid, "error": {
+                    "code": INVALID_PARAMS, "message": "the task's host is gone"}})
+
+    # -- tasks that ask their host (2026-07-28: tasks/get shows the questions, tasks/update
+    #    answers them) ---------------------------------------------------------------------
+
+    def _task_question(self, board, msg):
+        # A board's request tied to one of its tasks (_meta related-task) -> None when kept for
+        # the task's 2026-07-28 host, else why it cannot be asked.
+        params = msg.get("params")
+        meta = params.get("_meta") if type(params) is dict else None
+        related = meta.get(RELATED) if type(meta) is dict else None
+        tid = related.get("taskId") if type(related) is dict else None
+        entry = self.task_owners.get(tid) if type(tid) is str else None
+        if entry is None and type(tid) is str and len(self.unclaimed) < MAX_UNCLAIMED:
+            # A task's first step may ask before the bridge has read the answer that made it
+            # (the board's line is read ahead of the call awaiting it): held until it is.
+            if tid not in self.unclaimed:
+                self.unclaimed[tid] = []
+                asyncio.get_running_loop().call_later(UNCLAIMED_WAIT, self._unclaimed, tid)
+            self.unclaimed[tid].append((board, msg))
+            return None
+        if entry is None or entry[0] is not board:
+            return "it names no task of this board's that a host is running"
+        if getattr(entry[1], "era", None) == "handshake":
+            return "its task belongs to a 2025-11-25 host, which the bridge does not relay to"
+        named = meta.get(INPUT_META)
+        key = named[0] if type(named) is list and named and type(named[0]) is str else None
+        asks = self.task_asks.setdefault(tid, {})
+        key = key or "%s-%s" % (NEEDS[msg["method"]], msg["id"])
+        if key in asks:
+            return "its task already asks %r" % key
+        meta = {k: v for k, v in meta.items() if k not in (RELATED, INPUT_META)}
+        params = dict(params, _meta=meta) if meta else {
+            k: v for k, v in params.items() if k != "_meta"}
+        asks[key] = (msg["id"], {"method": msg["method"], "params": params})
+        return None
+
+    def _claimed(self, tid):
+        # The task is known now: the questions it asked before, as if they came now.
+        for board, msg in self.unclaimed.pop(tid, ()):
+            why = self._task_question(board, msg)
+            if why is not None:
+                self._refuse(board, msg, why)
+
+    def _unclaimed(self, tid):
+        for board, msg in self.unclaimed.pop(tid, ()):
+            self._refuse(board, msg, "it names no task of this board's that a host is running")
+
+    def task_questions(self, tid):
+        # The questions a task waits for: its inputRequests.
+        return {key: ask[1] for key, ask in (self.task_asks.get(tid) or {}).items()}
+
+    def answer_task(self, tid, responses):
+        # tasks/update's answers to the board; keys not asked are ignored. -> an error reply
+        # when an answer is not an object (nothing is sent then), else None.
+        asks = self.task_asks.get(tid) or {}
+        for key, answer in responses.items():
+            if key in asks and type(answer) is not dict:
+                return err(INVALID_PARAMS, "Invalid params: inputResponses[%s] must be an "
+                           "object" % key)
+        board = self.task_owners[tid][0]
+        for key, answer in responses.items():
+            if key in asks:
+                bid, _request = asks.pop(key)
+                board.session.respond({"jsonrpc": "2.0", "id": bid, "result": answer})
+        if not asks:
+            self.task_asks.pop(tid, None)
+        return None
 
     def _map_progress(self, params, board, call):
         # Progress tokens are the host's: two hosts may pick the same one, so the board sees ours.
@@ -499,6 +580,8 @@ class Router:
         # The board's session ended (a reset, an unplug): with several, its tools go meanwhile.
         self.events.left(board)
         self._change.set()
+        for tid in [t for t, e in self.task_owners.items() if e[0] is board]:
+            self.task_asks.pop(tid, None)   # its requests died with its session
         if self.several and board.listed:
             board.listed = False
             log.info("board %s is gone: its tools are withdrawn", board.label)
@@ -615,6 +698,10 @@ class Router:
         running = session.running()
         if NEEDS.get(method) is None:
             why = "the bridge relays only %s to hosts" % ", ".join(sorted(NEEDS))
+        elif _related(msg):   # a task's question: its host finds it on tasks/get
+            why = self._task_question(board, msg)
+            if why is None:
+                return
         elif bid in board.asks:
             why = "request id %r is already waiting for a host" % (bid,)
         elif running is None or running.owner is None:
@@ -628,11 +715,16 @@ class Router:
                 board.asks[bid] = call
                 running.future.add_done_callback(lambda _f: board.asks.pop(bid, None))
                 return
+        self._refuse(board, msg, why)
+
+    @staticmethod
+    def _refuse(board, msg, why):
+        method = msg["method"]
         if type(why) is not dict:
             why = {"code": METHOD_NOT_FOUND,
                    "message": "%s cannot reach a client: %s" % (method, why)}
         log.info("refused the board's %s: %s", method, why["message"])
-        session.respond({"jsonrpc": "2.0", "id": bid, "error": why})
+        board.session.respond({"jsonrpc": "2.0", "id": msg["id"], "error": why})
 
     # -- list changes -----------------------------------------------------------------------
 
@@ -687,6 +779,12 @@ class Router:
                 self.hosts.on_list_changed("notifications/%s/list_changed" % kind)
         finally:
             del self.telling[kind]
+
+
+def _related(msg):
+    params = msg.get("params")
+    meta = params.get("_meta") if type(params) is dict else None
+    return type(meta) is dict and RELATED in meta
 
 
 def board_says(name, text):

@@ -11,6 +11,7 @@ from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, L
                               VERSIONS as HANDSHAKE_VERSIONS)
 from tinymcp.stateless import (CAPABILITIES_META, LOG_LEVEL_META, SERVER_INFO_META,
                                SUBSCRIPTION_META)
+from tinymcp.tasks import RELATED
 
 from tinymcp.host.bridge.host import capabilities, err, log_failure
 from tinymcp.host.bridge.methods import (ASKING, FORWARDED, LISTS, REMOVED, STATELESS_TASKS,
@@ -201,7 +202,8 @@ class StatelessEra:
         if method == "tools/call" and type(params.get("name")) is str:
             support = self.router.routes.task_support(params["name"])
             if support is not None and declares_tasks(caps):   # the server decides: a task
-                return self.finish(method, params, await self.create_task(session, rid, params))
+                return self.finish(method, params, await self.create_task(session, rid, params,
+                                                                          caps))
             if support == "required":
                 return missing_tasks()
             if "task" in params:   # the handshake era's opt-in: this revision's server decides
@@ -216,10 +218,12 @@ class StatelessEra:
 
     # -- tasks: the extension's shape over the boards' 2025-11-25 tasks ---------------------
 
-    async def create_task(self, session, rid, params):
+    async def create_task(self, session, rid, params, caps):
+        # What the tool asks before its task is made comes back input_required (SEP-2322), as
+        # for a plain call; what its task asks later, on tasks/get.
         meta = {k: v for k, v in params["_meta"].items() if k != "progressToken"}
         forward = dict(params, task={}, _meta=meta)   # no progress on a task in this revision
-        reply = await self.router.request("tools/call", forward, Exchange(None, session, rid))
+        reply = await self.ask_through(session, rid, "tools/call", forward, caps)
         task = (reply.get("result") or {}).get("task")
         if type(task) is not dict:
             return reply   # refused (an error), or the board answered plainly
@@ -232,17 +236,36 @@ class StatelessEra:
         if not declares_tasks(caps):
             return missing_tasks()
         exchange = Exchange(None, session, rid)
-        ask = {"taskId": params.get("taskId")}
+        tid = params.get("taskId")
+        ask = {"taskId": tid}
+        responses = params.get("inputResponses")
+        if method == "tasks/update" and type(responses) is not dict:
+            return err(INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object')
+        if params.get("requestState") is not None:   # the bridge issues none for a task
+            return err(INVALID_PARAMS, "Invalid params: requestState was not issued for this "
+                       "task")
         if method == "tasks/cancel":
             reply = await self.router.request("tasks/cancel", ask, exchange)
             terminal = ((reply.get("error") or {}).get("code") == INVALID_PARAMS
                         and "already" in reply["error"].get("message", ""))
             return {"result": {}} if "result" in reply or terminal else reply
-        reply = await self.router.request("tasks/get", ask, exchange)
-        if "error" in reply or method == "tasks/update":
-            # tasks/update: the boards' tasks never ask for input; the responses are ignored.
-            return reply if "error" in reply else {"result": {}}
+        reply = await self.router.request("tasks/get", ask, exchange)   # its owner's alone
+        if "error" in reply:
+            return reply
+        status = reply["result"].get("status")
+        asked = self.router.task_questions(tid) if status == "input_required" else None
+        if method == "tasks/update":
+            if not asked:
+                return err(INVALID_PARAMS, "Invalid params: the task is %s, not waiting for "
+                           "input: there is nothing to answer"
+                           % ("working" if status == "input_required" else status))
+            return self.router.answer_task(tid, responses) or {"result": {}}
         task = modern_task(reply["result"])
+        if status == "input_required":
+            if asked:
+                task["inputRequests"] = asked
+            else:   # answered: the board runs it on at its next turn
+                task["status"] = "working"
         if task.get("status") in ("completed", "failed"):
             # The extension inlines the outcome: a tool result (isError too) is "completed",
             # only a JSON-RPC error "failed".
@@ -250,7 +273,7 @@ class StatelessEra:
             if "result" in outcome:
                 result = dict(outcome["result"])
                 meta = {k: v for k, v in (result.get("_meta") or {}).items()
-                        if k != "io.modelcontextprotocol/related-task"}
+                        if k != RELATED}
                 result.pop("_meta", None)
                 if meta:
                     result["_meta"] = meta
