@@ -2,13 +2,13 @@
 # by the event loop where it can watch it (a pipe or a socket, on Linux and macOS); elsewhere in a
 # thread, as the official SDK reads it: a console, a pipe or a file, on every OS.
 import asyncio
-import json
 import logging
 import os
 import sys
 import threading
 
-from tinymcp.host.bridge.wire import MAX_MESSAGE, TOO_LONG, LineSplitter, decode, too_long
+from tinymcp.host.bridge.wire import (MAX_MESSAGE, TOO_LONG, LineSplitter, decode, dump_line,
+                                      too_long)
 
 log = logging.getLogger("tinymcp.bridge.stdio")
 
@@ -128,7 +128,7 @@ async def serve_stdio(hosts, stdin=None, stdout=None):
         if gone.is_set():
             return
         try:
-            out.write(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
+            out.write(dump_line(msg))
             out.flush()
         except (BrokenPipeError, OSError, ValueError):
             gone.set()  # the host closed its end
