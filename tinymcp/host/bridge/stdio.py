@@ -120,25 +120,38 @@ class StdinThread:
 
 async def serve_stdio(hosts, stdin=None, stdout=None):
     # Serve until stdin ends. Nothing but protocol frames is ever written to stdout.
-    stdin = open_stdin(stdin or sys.stdin, asyncio.get_running_loop())
+    loop = asyncio.get_running_loop()
+    stdin = open_stdin(stdin or sys.stdin, loop)
     out = stdout or sys.stdout.buffer
     gone = asyncio.Event()
+    lines = []   # messages sent in this turn of the loop: one write for them all
 
     def send(msg, related=None):
         if gone.is_set():
             return
+        lines.append(dump_line(msg))
+        if len(lines) == 1:
+            loop.call_soon(flush)
+
+    def flush():
+        if not lines:
+            return
+        data = b"".join(lines)
+        lines.clear()
+        if gone.is_set():
+            return
         try:
-            out.write(dump_line(msg))
+            out.write(data)
             out.flush()
         except (BrokenPipeError, OSError, ValueError):
             gone.set()  # the host closed its end
 
     session = hosts.open_session(send, "stdio")
-    lines = LineSplitter(MAX_MESSAGE)
+    splitter = LineSplitter(MAX_MESSAGE)
     try:
         while not gone.is_set():
             data = await stdin.read()
-            for line in lines.feed(data) if data else lines.end():
+            for line in splitter.feed(data) if data else splitter.end():
                 if line is TOO_LONG:   # dropped as it streamed: one answer for the whole line
                     send(too_long())
                     continue
@@ -157,3 +170,4 @@ async def serve_stdio(hosts, stdin=None, stdout=None):
     finally:
         stdin.close()
         session.close()
+        flush()   # what this turn of the loop sent, before the bridge ends
