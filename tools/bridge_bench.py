@@ -7,6 +7,9 @@
 #   python tools/bridge_bench.py [--calls N] [--only throughput|http|boards|recovery|limits]
 #   (needs socat for the floor and the re-plug figures). A full run (no --only) writes
 #   docs/bridge-benchmarks.md.
+#   python tools/bridge_bench.py --only cpu --against TREE: the bridge's CPU per call (from
+#   /proc, on stdio and HTTP) beside another checkout's (a worktree of the branch point), their
+#   runs interleaved: what a change costs or saves, on a machine too loaded for calls/s.
 import argparse
 import json
 import os

@@ -178,8 +178,13 @@ class HostSession:
         if self.era == "handshake" and type(params) is dict:
             # A routed request (a tools/call to one board): no task, its answer's future
             # stands in for one in self.tasks (cancel() abandons it).
-            future = self.hosts.handshake.start(self, rid, method, params,
-                                                lambda reply: self._served(rid, reply))
+            try:
+                future = self.hosts.handshake.start(self, rid, method, params,
+                                                    lambda reply: self._served(rid, reply))
+            except Exception as e:   # a bug costs this request, never the session
+                log.exception("serving %s", method)
+                self._answer(rid, err(INTERNAL_ERROR, "Internal error in the bridge: %s" % e))
+                return
             if future is not None:
                 self.tasks[rid] = future
                 future.add_done_callback(lambda f: f.cancelled() and self._cancelled(rid))

@@ -7,7 +7,8 @@ import itertools
 import logging
 
 from tinymcp.context import CAPABILITIES_META, CLIENT_NEEDS as NEEDS
-from tinymcp.protocol import INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND, OWNER_ENDED, OWNER_META
+from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND,
+                              OWNER_ENDED, OWNER_META)
 
 from tinymcp.host.bridge.routes import (KINDS, OFFERS, Catalog, Routes, slug,
                                         surface_instructions)
@@ -330,8 +331,14 @@ class Router:
                     board.session.abandon(p, "cancelled by the client")
                 self._end(method, forward, call, board, None, token)
                 return
-            then(self.routes.outward_reply(
-                board, method, self._end(method, forward, call, board, future.result(), token)))
+            try:
+                reply = self.routes.outward_reply(
+                    board, method, self._end(method, forward, call, board, future.result(),
+                                             token))
+            except Exception as e:   # a bug costs this call, never the host's session
+                log.exception("answering %s", method)
+                reply = err(INTERNAL_ERROR, "Internal error in the bridge: %s" % e)
+            then(reply)
         future.add_done_callback(ended)
         return future
 
