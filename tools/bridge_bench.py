@@ -109,8 +109,9 @@ def throughput(calls):
     try:
         for _name, peer in peers:
             peer.initialize()
-        found = median_rows(peers, lambda peer: (round_trips(peer, calls),
-                                                 round_trips(peer, calls, 8)))
+        found = median_rows(peers, lambda peer: [
+            figure for window in (1, 8) for figure in cpu_per_call(
+                peer.proc.pid, lambda: (calls, round_trips(peer, calls, window)))])
         rss = rss_mb(bridged.proc.pid)
     finally:
         for _name, peer in peers:
@@ -118,9 +119,12 @@ def throughput(calls):
                 peer.proc.kill()
             peer.close()
     base = found.get(floor)
-    rows = [(name, one, eight, (one / base[0], eight / base[1])
-             if base and name == bridge else None) for name, (one, eight) in found.items()]
-    return rows, rss
+    rows = [(name, one, eight, (one / base[0], eight / base[2])
+             if base and name == bridge else None) for name, (one, _, eight, _) in found.items()]
+    # The relays' own CPU per call (socat's, the bridge's; not the board's they start).
+    cpu = [(short, found[name][1], found[name][3])
+           for short, name in (("socat", floor), ("tinymcp-bridge --sim", bridge)) if name in found]
+    return rows, rss, cpu
 
 
 def import_seconds(modules, repeats=REPEATS):
@@ -625,11 +629,14 @@ def main():
     if args.only in (None, "throughput"):
         say("round trips on stdio (tools/call read_temperature), %d calls each, medians of %d "
             "interleaved runs:" % (args.calls, REPEATS))
-        rows, rss = throughput(args.calls)
+        rows, rss, cpu = throughput(args.calls)
         for name, one, eight, ratio in rows:
             say("  %-58s %7.0f/s one at a time  %7.0f/s 8 in flight%s"
                 % (name, one, eight, "  (%.2fx, %.2fx the floor; target 0.6x)" % ratio
                    if ratio else ""))
+        for name, one, eight in cpu:
+            say("  CPU per call of the relay itself: %-24s %6.0f us one at a time  %6.0f us 8 in "
+                "flight" % (name, one, eight))
         say("  bridge RSS on stdio after its calls                        %7.1f MB (target 30 MB)"
             % rss)
         say("  import of the stdio path (%s...), fresh interpreter  %5.0f ms (target 200 ms)"
