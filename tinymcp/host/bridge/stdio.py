@@ -125,12 +125,15 @@ async def serve_stdio(hosts, stdin=None, stdout=None):
     out = stdout or sys.stdout.buffer
     gone = asyncio.Event()
     lines = []   # messages sent in this turn of the loop: one write for them all
+    session = None
 
     def send(msg, related=None):
         if gone.is_set():
             return
         lines.append(dump_line(msg))
-        if len(lines) == 1:
+        if session is None or not session.tasks:   # nothing else in flight: at once
+            flush()
+        elif len(lines) == 1:   # others may end in this turn: their answers join this write
             loop.call_soon(flush)
 
     def flush():
