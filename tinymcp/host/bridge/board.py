@@ -113,7 +113,7 @@ class Pending:
     # unknown until the re-initialize answer shows the board answered all before it; gone: the
     # caller stopped waiting (timeout, cancel) after it was written, so the board may still run it.
     __slots__ = ("id", "method", "params", "future", "owner", "retry", "internal", "sent",
-                 "limbo", "frame", "gone", "done", "timer")
+                 "limbo", "frame", "gone", "done", "timer", "then")
 
     def __init__(self, rid, method, params, owner, retry, internal):
         self.id = rid
@@ -129,6 +129,7 @@ class Pending:
         self.gone = False
         self.done = False
         self.timer = None   # what settles the future at its deadline (BoardSession.begin)
+        self.then = None    # called with the future as it is settled, in that turn of the loop
 
     def message(self):
         msg = {"jsonrpc": "2.0", "id": self.id, "method": self.method}
@@ -142,6 +143,9 @@ class Pending:
             self.timer = None
         if not self.future.done():
             self.future.set_result(msg)
+            if self.then is not None:   # a routed call's answer: to its host at once
+                then, self.then = self.then, None
+                then(self.future)
 
 
 class Unheard:

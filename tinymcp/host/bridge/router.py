@@ -325,7 +325,13 @@ class Router:
         else:
             future = p.future
 
+        told = []   # once ended() has run: the board's answer settled p (p.then), or the
+                    # done callback below came first (a cancel, a refusal made at once)
+
         def ended(future):
+            if told:
+                return
+            told.append(True)
             if future.cancelled():
                 if type(p) is not dict:
                     board.session.abandon(p, "cancelled by the client")
@@ -339,6 +345,8 @@ class Router:
                 log.exception("answering %s", method)
                 reply = err(INTERNAL_ERROR, "Internal error in the bridge: %s" % e)
             then(reply)
+        if type(p) is not dict:   # the board's answer (or the deadline) answers the host in
+            p.then = ended        # that turn of the loop, not the next
         future.add_done_callback(ended)
         return future
 
