@@ -7,10 +7,12 @@
 #   python tools/bridge_bench.py [--calls N] [--only throughput|http|boards|recovery|limits]
 #   (needs socat for the floor and the re-plug figures). A full run (no --only) writes
 #   docs/bridge-benchmarks.md.
+#   python tools/bridge_bench.py --only cpu --against TREE: the bridge's CPU per call (from
+#   /proc, on stdio and HTTP) beside another checkout's (a worktree of the branch point), their
+#   runs interleaved: what a change costs or saves, on a machine too loaded for calls/s.
 import argparse
 import json
 import os
-import selectors
 import shutil
 import signal
 import socket
@@ -26,6 +28,7 @@ if REPO not in sys.path:   # run from a checkout, installed or not
     sys.path.insert(0, REPO)
 
 from tinymcp.host.lineclient import LineClient, child, written  # noqa: E402
+from tools.bench_support.mcp_http import HttpClient  # noqa: E402
 
 BRIDGE = [sys.executable, "-m", "tinymcp.host.bridge"]
 BOARD = [sys.executable, os.path.join(REPO, "boards", "sim", "main.py")]
@@ -106,8 +109,9 @@ def throughput(calls):
     try:
         for _name, peer in peers:
             peer.initialize()
-        found = median_rows(peers, lambda peer: (round_trips(peer, calls),
-                                                 round_trips(peer, calls, 8)))
+        found = median_rows(peers, lambda peer: [
+            figure for window in (1, 8) for figure in cpu_per_call(
+                peer.proc.pid, lambda: (calls, round_trips(peer, calls, window)))])
         rss = rss_mb(bridged.proc.pid)
     finally:
         for _name, peer in peers:
@@ -115,9 +119,12 @@ def throughput(calls):
                 peer.proc.kill()
             peer.close()
     base = found.get(floor)
-    rows = [(name, one, eight, (one / base[0], eight / base[1])
-             if base and name == bridge else None) for name, (one, eight) in found.items()]
-    return rows, rss
+    rows = [(name, one, eight, (one / base[0], eight / base[2])
+             if base and name == bridge else None) for name, (one, _, eight, _) in found.items()]
+    # The relays' own CPU per call (socat's, the bridge's; not the board's they start).
+    cpu = [(short, found[name][1], found[name][3])
+           for short, name in (("socat", floor), ("tinymcp-bridge --sim", bridge)) if name in found]
+    return rows, rss, cpu
 
 
 def import_seconds(modules, repeats=REPEATS):
@@ -136,134 +143,15 @@ STDIO_PATH = ("tinymcp.host.bridge.cli", "tinymcp.host.bridge.hosts", "tinymcp.h
 
 # -- HTTP: the bridge against a peer, with a raw client of the benchmark's own ---------------
 
+HTTP_VERSION = "2025-06-18"   # what the HTTP rows' sessions initialize with
 MCP_PROXY = os.path.join(REPO, "build", "bridge-bench", "mcp-proxy", "bin", "mcp-proxy")
 
 
-class RawHttp:
-    # A keep-alive HTTP/1.1 client light enough not to be the limit: one connection per call in
-    # flight, all served by one selector in one thread; an answer is found in its bytes, never
-    # decoded into objects. Streamable HTTP: a JSON body or an SSE stream, by length or chunked.
-    def __init__(self, url):
-        where = url.split("/")[2]
-        self.host, self.port = where.rsplit(":", 1)[0], int(where.rsplit(":", 1)[1])
-        self.path = "/" + url.split("/", 3)[3]
-        self.headers = {}
-        self.ids = iter(range(1, 1 << 62))
-
-    def _connect(self):
-        sock = socket.create_connection((self.host, self.port), timeout=60)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return sock
-
-    def _request(self, body):
-        extra = "".join("%s: %s\r\n" % item for item in self.headers.items())
-        return (("POST %s HTTP/1.1\r\nHost: %s:%d\r\nContent-Type: application/json\r\n"
-                 "Accept: application/json, text/event-stream\r\nContent-Length: %d\r\n%s\r\n"
-                 % (self.path, self.host, self.port, len(body), extra)).encode() + body)
-
-    @staticmethod
-    def _complete(data):
-        # -> (status, headers text, body) once data holds a whole response, else None.
-        end = data.find(b"\r\n\r\n")
-        if end < 0:
-            return None
-        head = data[:end].decode("latin-1")
-        lowered = head.lower()
-        rest = data[end + 4:]
-        status = int(head.split(" ", 2)[1])
-        if "transfer-encoding: chunked" in lowered:
-            body, at = b"", 0
-            while True:
-                line_end = rest.find(b"\r\n", at)
-                if line_end < 0:
-                    return None
-                size = int(rest[at:line_end].split(b";")[0], 16)
-                if size == 0:
-                    return (status, head, body) if rest.find(b"\r\n", line_end + 2) >= 0 \
-                        else None
-                if len(rest) < line_end + 2 + size + 2:
-                    return None
-                body += rest[line_end + 2:line_end + 2 + size]
-                at = line_end + 2 + size + 2
-        length = 0
-        for line in lowered.split("\r\n"):
-            if line.startswith("content-length:"):
-                length = int(line.split(":")[1])
-        return (status, head, rest[:length]) if len(rest) >= length else None
-
-    def post(self, msg):
-        # One request on a connection of its own -> (status, headers text, body).
-        with self._connect() as sock:
-            sock.sendall(self._request(json.dumps(msg).encode()))
-            data = b""
-            while True:
-                chunk = sock.recv(65536)
-                if not chunk:
-                    raise RuntimeError("connection closed: %r" % data[:200])
-                data += chunk
-                done = self._complete(data)
-                if done is not None:
-                    return done
-
-    def session(self):
-        status, head, body = self.post({
-            "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": "2025-06-18", "capabilities": {},
-                "clientInfo": {"name": "bench", "version": "0"}}})
-        assert status == 200 and b'"result"' in body, (status, body[:300])
-        for line in head.split("\r\n"):
-            if line.lower().startswith("mcp-session-id:"):
-                self.headers = {"Mcp-Session-Id": line.split(":", 1)[1].strip(),
-                                "MCP-Protocol-Version": "2025-06-18"}
-        status, _head, _body = self.post({"jsonrpc": "2.0",
-                                          "method": "notifications/initialized"})
-        assert status in (200, 202), status
-
-    def calls(self, count, window):
-        # -> (calls per second, the p50 round trip in ms) of count tools/call read_temperature,
-        # window of them in flight, each on its own keep-alive connection.
-        socks = [self._connect() for _ in range(window)]
-        sel = selectors.DefaultSelector()
-        took = []
-        state = {}
-        sent = 0
-
-        def send(sock):
-            nonlocal sent
-            body = json.dumps({"jsonrpc": "2.0", "id": next(self.ids), "method": "tools/call",
-                               "params": CALL}).encode()
-            state[sock] = [b"", time.perf_counter()]
-            sock.sendall(self._request(body))
-            sent += 1
-
-        try:
-            start = time.perf_counter()
-            for sock in socks:
-                sel.register(sock, selectors.EVENT_READ)
-                if sent < count:
-                    send(sock)
-            while len(took) < count:
-                for key, _ in sel.select(60):
-                    sock = key.fileobj
-                    chunk = sock.recv(65536)
-                    if not chunk:
-                        raise RuntimeError("the server closed a connection")
-                    state[sock][0] += chunk
-                    done = self._complete(state[sock][0])
-                    if done is None:
-                        continue
-                    status, _head, body = done
-                    if status != 200 or b'"result"' not in body:
-                        raise RuntimeError("%s %r" % (status, body[:300]))
-                    took.append(time.perf_counter() - state[sock][1])
-                    if sent < count:
-                        send(sock)
-            seconds = time.perf_counter() - start
-        finally:
-            sel.close()
-            for sock in socks:
-                sock.close()
-        return count / seconds, statistics.median(took) * 1000
+def http_calls(client, count, window):
+    # -> (calls per second, the p50 round trip in ms) of count tools/call read_temperature,
+    # window of them in flight, each on its own keep-alive connection.
+    rate, p50 = client.rate(count, window, [("tools/call", CALL)])
+    return rate, p50 * 1000
 
 
 class HttpPeer:
@@ -313,14 +201,15 @@ def http_figures(calls):
     try:
         clients = []
         for name, server in servers:
-            client = RawHttp(server.url)
+            client = HttpClient(server.url, HTTP_VERSION)
             client.session()
-            client.calls(50, 1)   # warm up
+            http_calls(client, 50, 1)   # warm up
             clients.append((name, client))
 
         def measure(client):
-            one, p50 = client.calls(calls, 1)
-            return [one, p50] + [client.calls(calls, window)[0] for window in HTTP_WINDOWS[1:]]
+            one, p50 = http_calls(client, calls, 1)
+            return [one, p50] + [http_calls(client, calls, window)[0]
+                                 for window in HTTP_WINDOWS[1:]]
         found = median_rows(clients, measure)
         return found, bridge.rss(), peer.rss() if peer else None
     finally:
@@ -434,6 +323,25 @@ ACCEPT = "application/json, text/event-stream"
 TESTBOARD = os.path.join(REPO, "tests", "bridge", "testboard.py")
 
 
+def cpu_seconds(pid):
+    # -> the user + system CPU time a process has used so far (Linux: /proc/PID/stat), or None.
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_per_call(pid, run):
+    # -> (what run() returns, the process's CPU microseconds per call over it); run() -> (calls,
+    # its figure). Wall-clock rates vary with the machine's load; CPU per call much less.
+    before = cpu_seconds(pid)
+    calls, figure = run()
+    after = cpu_seconds(pid)
+    return figure, (after - before) * 1e6 / calls if before is not None else float("nan")
+
+
 def rss_mb(pid):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
@@ -444,12 +352,13 @@ def rss_mb(pid):
 
 class HttpBridge:
     # A bridge serving HTTP in front of a --sim board or a device, and a way to post to it.
-    def __init__(self, *args):
+    # tree: the checkout it runs from (another worktree, for --only cpu --against).
+    def __init__(self, *args, tree=REPO):
         self.err = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(BRIDGE + ["--http", "127.0.0.1:0", "--log-level", "info",
                                                "--no-auth"]
                                      + list(args), stdin=subprocess.DEVNULL, stderr=self.err,
-                                     cwd=REPO)
+                                     cwd=tree, env=tree_env(tree))
         while True:
             text = written(self.err)
             if "board ready" in text and "serving http" in text:
@@ -636,6 +545,43 @@ def board_ask_refused():
 REPORT = []   # what a run printed, for the page a full run writes
 
 
+def tree_env(tree):
+    # The environment that runs the bridge from the checkout tree (its tinymcp first).
+    return dict(os.environ, PYTHONPATH=tree + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+
+def bridge_cpu(calls, trees):
+    # -> {tree: [bridge CPU us per call: stdio 1 and 8 in flight, HTTP 1 and 8 in flight]}:
+    # the same --sim bridge run from each checkout (this one and --against ones), interleaved,
+    # medians of REPEATS. The bridge's own CPU (from /proc), not the board's nor the client's.
+    peers = []
+    for tree in trees:
+        stdio = Peer.__new__(Peer)
+        LineClient.__init__(stdio, **child(BRIDGE + ["--sim"], cwd=tree, env=tree_env(tree)))
+        stdio.initialize()
+        http = HttpBridge("--sim", tree=tree)
+        client = HttpClient(http.url, HTTP_VERSION)
+        client.session()
+        http_calls(client, 50, 1)   # warm up
+        peers.append((tree, (stdio, http, client)))
+
+    def measure(peer):
+        stdio, http, client = peer
+        pid = stdio.proc.pid
+        return ([cpu_per_call(pid, lambda: (calls, round_trips(stdio, calls, window)))[1]
+                 for window in (1, 8)]
+                + [cpu_per_call(http.proc.pid, lambda: (calls, http_calls(client, calls,
+                                                                            window)))[1]
+                   for window in (1, 8)])
+    try:
+        return median_rows(peers, measure)
+    finally:
+        for _tree, (stdio, http, _client) in peers:
+            stdio.proc.kill()
+            stdio.close()
+            http.close()
+
+
 def say(line):
     print(line)
     REPORT.append(line)
@@ -664,17 +610,33 @@ def limits():
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=2000)
-    parser.add_argument("--only", choices=("throughput", "http", "boards", "recovery", "limits"))
+    parser.add_argument("--only", choices=("throughput", "http", "boards", "recovery", "limits",
+                                           "cpu"))
+    parser.add_argument("--against", action="append", default=[], metavar="TREE",
+                        help="with --only cpu: another checkout (a worktree of the branch "
+                             "point) whose bridge is measured in the same run")
     args = parser.parse_args()
     started = time.monotonic()
+    if args.only == "cpu":
+        say("bridge CPU per tools/call read_temperature (us, from /proc; %d calls each, medians "
+            "of %d interleaved runs):" % (args.calls, REPEATS))
+        say("  %-40s %12s %12s %12s %12s" % ("checkout", "stdio 1", "stdio 8", "HTTP 1",
+                                             "HTTP 8"))
+        trees = [REPO] + [os.path.abspath(tree) for tree in args.against]
+        for tree, figures in bridge_cpu(args.calls, trees).items():
+            say("  %-40s %12.0f %12.0f %12.0f %12.0f" % ((tree,) + tuple(figures)))
+        return
     if args.only in (None, "throughput"):
         say("round trips on stdio (tools/call read_temperature), %d calls each, medians of %d "
             "interleaved runs:" % (args.calls, REPEATS))
-        rows, rss = throughput(args.calls)
+        rows, rss, cpu = throughput(args.calls)
         for name, one, eight, ratio in rows:
             say("  %-58s %7.0f/s one at a time  %7.0f/s 8 in flight%s"
                 % (name, one, eight, "  (%.2fx, %.2fx the floor; target 0.6x)" % ratio
                    if ratio else ""))
+        for name, one, eight in cpu:
+            say("  CPU per call of the relay itself: %-24s %6.0f us one at a time  %6.0f us 8 in "
+                "flight" % (name, one, eight))
         say("  bridge RSS on stdio after its calls                        %7.1f MB (target 30 MB)"
             % rss)
         say("  import of the stdio path (%s...), fresh interpreter  %5.0f ms (target 200 ms)"

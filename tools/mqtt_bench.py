@@ -27,7 +27,7 @@ if REPO not in sys.path:   # run from a checkout, installed or not
 
 from tests.mqtt.conftest import MOSQUITTO, Board, Broker, ListChanged  # noqa: E402
 from tinymcp.host.lineclient import written  # noqa: E402
-from tools.bench_support.mcp_http import HttpSession  # noqa: E402
+from tools.bench_support.mcp_http import HttpClient  # noqa: E402
 
 BRIDGE = [sys.executable, "-m", "tinymcp.host.bridge"]
 READ = "read_temperature"
@@ -240,7 +240,8 @@ async def run(args, broker, boards):
 async def fleet_against_floor(args, broker, bridge, ids, names):
     # tools/call round-robin over the boards: through the bridge from the raw HTTP client, and
     # straight over MQTT (the floor), their runs interleaved; the best of RUNS each.
-    session = await HttpSession.open(bridge.url)
+    session = HttpClient(bridge.url)
+    await asyncio.to_thread(session.session)
     floor = Floor(broker.port, ids)
     try:
         say("  tools/call %s round-robin over the %d boards, best of %d runs of %d calls each "
@@ -250,7 +251,8 @@ async def fleet_against_floor(args, broker, bridge, ids, names):
         for window in WINDOWS:
             fleet, floors, p50s = [], [], []
             for _ in range(RUNS):
-                rate, p50 = await session.rate(args.calls, window, calls_to(names))
+                rate, p50 = await asyncio.to_thread(session.rate, args.calls, window,
+                                                    calls_to(names))
                 fleet.append(rate)
                 p50s.append(p50)
                 floors.append(await asyncio.to_thread(floor.rate, args.calls, window))
@@ -272,11 +274,13 @@ async def beside(calls):
     try:
         async with Client(bridge.url, mode="legacy") as client:
             await listed(client, [READ], 30)   # one board: its tools carry no label
-        session = await HttpSession.open(bridge.url)
+        session = HttpClient(bridge.url)
+        await asyncio.to_thread(session.session)
         rss = rss_mb(bridge.proc.pid)
         rates = []
         for window in WINDOWS:
-            rates.append(max([(await session.rate(calls, window, calls_to([READ])))[0]
+            rates.append(max([(await asyncio.to_thread(session.rate, calls, window,
+                                                       calls_to([READ])))[0]
                               for _ in range(RUNS)]))
         return rates, rss
     finally:

@@ -9,7 +9,7 @@ from tinymcp.host.bridge.mqtt import BrokerBoards, BrokerLink
 from tinymcp.host.bridge.router import RoutedBoard, Router
 from tinymcp.host.bridge.seams import (BoardEvents, BoardLink, Era, HostEvents, HostFront,
                                        HostLine, LinkEvents, PluggedPorts, PresentBoards,
-                                       SessionEvents, SubscribingBoards)
+                                       RoutingEra, SessionEvents, SubscribingBoards)
 from tinymcp.host.bridge.stateless import StatelessEra
 from tinymcp.host.bridge.host import HostSession
 
@@ -45,3 +45,7 @@ def found_boards(plugged: PluggedBoards,
 
 def eras(handshake: HandshakeEra, stateless: StatelessEra) -> "list[Era]":
     return [handshake, stateless]
+
+
+def routing_era(handshake: HandshakeEra) -> RoutingEra:
+    return handshake

@@ -344,3 +344,39 @@ def test_what_the_board_runs_is_the_oldest_request_written_and_unanswered():
         assert (await second)["result"] == {"who": "b"}
         assert board.running() is None
     run(main())
+
+
+def test_a_routed_call_is_served_without_a_task_and_ends_when_cancelled_or_late():
+    # A tools/call to the one board: no task of its own (a future stands for it), answered
+    # when the board answers; a host's cancel abandons it on the board, with no answer to the
+    # host; a board that never answers gets the host a timeout.
+    async def main():
+        hosts, link, board = await bridge_with_a_board(timeout=0.3)
+        host = Host(hosts)
+        await host.initialize()
+        tasks = len(asyncio.all_tasks())
+        host.session.receive({"jsonrpc": "2.0", "id": "a", "method": "tools/call",
+                              "params": {"name": "read_temperature", "arguments": {}}})
+        assert len(asyncio.all_tasks()) == tasks   # nor wait_for's, nor a task per request
+        assert not isinstance(host.session.tasks["a"], asyncio.Task)
+        link.answer(link.last("tools/call"), {"content": []})
+        await settle()
+        assert host.got.pop() == {"jsonrpc": "2.0", "id": "a", "result": {"content": []}}
+        assert host.session.tasks == {}
+
+        host.session.receive({"jsonrpc": "2.0", "id": "b", "method": "tools/call",
+                              "params": {"name": "read_temperature", "arguments": {}}})
+        asked = link.last("tools/call")
+        host.session.receive({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                              "params": {"requestId": "b"}})
+        await settle()
+        assert link.last("notifications/cancelled")["params"]["requestId"] == asked["id"]
+        assert host.session.tasks == {} and host.got == []
+        link.answer(asked, {"content": []})   # too late: nobody waits for it
+        await settle()
+        assert host.got == []
+
+        reply = await host.request("c", "tools/call", {"name": "read_temperature"})
+        assert reply["error"]["code"] == -32001, reply
+        assert host.session.tasks == {}
+    run(main())

@@ -113,7 +113,7 @@ class Pending:
     # unknown until the re-initialize answer shows the board answered all before it; gone: the
     # caller stopped waiting (timeout, cancel) after it was written, so the board may still run it.
     __slots__ = ("id", "method", "params", "future", "owner", "retry", "internal", "sent",
-                 "limbo", "frame", "gone", "done")
+                 "limbo", "frame", "gone", "done", "timer", "then")
 
     def __init__(self, rid, method, params, owner, retry, internal):
         self.id = rid
@@ -128,6 +128,8 @@ class Pending:
         self.frame = None
         self.gone = False
         self.done = False
+        self.timer = None   # what settles the future at its deadline (BoardSession.begin)
+        self.then = None    # called with the future as it is settled, in that turn of the loop
 
     def message(self):
         msg = {"jsonrpc": "2.0", "id": self.id, "method": self.method}
@@ -136,8 +138,14 @@ class Pending:
         return msg
 
     def settle(self, msg):
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
         if not self.future.done():
             self.future.set_result(msg)
+            if self.then is not None:   # a routed call's answer: to its host at once
+                then, self.then = self.then, None
+                then(self.future)
 
 
 class Unheard:
@@ -208,6 +216,21 @@ class BoardSession:
                    timeout=None):
         # -> the board's response message (with "result" or "error"), never raises for board
         # trouble: a timeout, a reset, a missing port or a frame too long become JSON-RPC errors.
+        p = self.begin(method, params, owner, retry, internal, timeout)
+        if type(p) is not Pending:
+            return p   # refused at once
+        try:
+            return await p.future
+        except asyncio.CancelledError:
+            self.abandon(p, "cancelled by the client")
+            raise
+
+    def begin(self, method, params=None, owner=None, retry=False, internal=False,
+              timeout=None):
+        # A request on its way -> its Pending (whose future gets the response message, or the
+        # error a timeout, a reset or a missing port makes), or the error that refuses it now.
+        # No task and no wait_for per request: a timer settles the future at its deadline.
+        # Whoever stops waiting before then (a cancelled host call) calls abandon(p).
         if self.state == "disconnected":
             return error(DISCONNECTED, "Board disconnected: %s is not available; the bridge "
                          "reopens it when it comes back" % self.link.device, "disconnected")
@@ -222,19 +245,28 @@ class BoardSession:
             frame = self._encode(p)
             if frame is not None:
                 self._check_size(p, frame)
-        limit = self.timeout if timeout is None else timeout
-        try:
-            return await asyncio.wait_for(asyncio.shield(p.future), limit)
-        except asyncio.TimeoutError:
-            if self._abandon(p, "timed out in the bridge"):
-                self._probe()
-                return error(TIMEOUT, "Request timed out: the board did not answer %s within "
-                             "%g s" % (method, limit), "timeout")
-            return error(TIMEOUT, "Request timed out: the board was not ready within %g s"
-                         % limit, "timeout")
-        except asyncio.CancelledError:
-            self._abandon(p, "cancelled by the client")
-            raise
+        if not p.future.done():
+            limit = self.timeout if timeout is None else timeout
+            p.timer = p.future.get_loop().call_later(limit, self._expire, p, limit)
+        return p
+
+    def _expire(self, p, limit):
+        # p's deadline has passed: its caller gets a timeout; a board that has it is asked to
+        # drop it, and probed (silence means a hang or a dead board).
+        p.timer = None
+        if p.future.done():
+            return
+        if self._abandon(p, "timed out in the bridge", settle=False):
+            self._probe()
+            p.settle(error(TIMEOUT, "Request timed out: the board did not answer %s within "
+                           "%g s" % (p.method, limit), "timeout"))
+        else:
+            p.settle(error(TIMEOUT, "Request timed out: the board was not ready within %g s"
+                           % limit, "timeout"))
+
+    def abandon(self, p, reason):
+        # The caller stops waiting for p (cancelled): the board is asked to drop it.
+        self._abandon(p, reason)
 
     def _send(self, p):
         frame = self._encode(p)
@@ -272,8 +304,11 @@ class BoardSession:
             "data": {protocol.REASON: protocol.FRAME_TOO_LONG, "limit": self.max_frame}}})
         return False
 
-    def _abandon(self, p, reason):
+    def _abandon(self, p, reason, settle=True):
         # The caller stops waiting for p -> True when the board has it (and may still run it).
+        if p.timer is not None:
+            p.timer.cancel()
+            p.timer = None
         self.pending.pop(p.id, None)
         if p.sent and self.link.withdraw(p.frame):
             p.sent = False
@@ -284,7 +319,8 @@ class BoardSession:
             self._cancel_on_board(p, reason)
             if sum(q.gone for q in self._order) > MAX_GONE:
                 self.reset("it leaves the requests it is sent unanswered")
-        p.settle(error(TIMEOUT, "Request abandoned: " + reason, "timeout"))
+        if settle:
+            p.settle(error(TIMEOUT, "Request abandoned: " + reason, "timeout"))
         return p.sent
 
     def _cancel_on_board(self, p, reason):

@@ -137,6 +137,24 @@ class HandshakeEra:
             reply = {"result": fit_result(method, reply["result"], session.version)}
         return reply
 
+    def start(self, session, rid, method, params, then):
+        # A routed request (a tools/call to one board) of an initialized session, served
+        # without a task -> the future to cancel() to abandon it, then(reply) called with its
+        # reply; or None: serve() it.
+        if not session.initialized or method != "tools/call" or type(params) is not dict:
+            return None
+        if session.version < TASKS_SINCE and "task" in params:
+            params = {k: v for k, v in params.items() if k != "task"}   # ignored, as serve()
+        version = session.version
+
+        def fitted(reply):
+            if "result" in reply:
+                result = fit_result(method, reply["result"], version)
+                if result is not reply["result"]:
+                    reply = {"result": result}
+            then(reply)
+        return self.router.start(method, params, HostCall(session, rid), fitted)
+
     async def initialize(self, session, params):
         asked = params.get("protocolVersion")
         if type(asked) is not str:

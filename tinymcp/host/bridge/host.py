@@ -7,6 +7,8 @@ import time
 from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, LEVELS,
                               VERSION_META)
 
+from tinymcp.host.bridge.wire import BoardAnswer
+
 BATCHES = "2025-03-26"   # the one revision with JSON-RPC batches
 # Board log lines a host is sent at most: LOG_BURST at once, LOG_RATE a second after that; the
 # rest are dropped and counted (logging: servers "SHOULD rate limit log messages"). A board that
@@ -173,6 +175,20 @@ class HostSession:
                 return
             batch.waiting += 1
             self.batched[rid] = batch
+        if self.era == "handshake" and type(params) is dict:
+            # A routed request (a tools/call to one board): no task, its answer's future
+            # stands in for one in self.tasks (cancel() abandons it).
+            try:
+                future = self.hosts.handshake.start(self, rid, method, params,
+                                                    lambda reply: self._served(rid, reply))
+            except Exception as e:   # a bug costs this request, never the session
+                log.exception("serving %s", method)
+                self._answer(rid, err(INTERNAL_ERROR, "Internal error in the bridge: %s" % e))
+                return
+            if future is not None:
+                self.tasks[rid] = future
+                future.add_done_callback(lambda f: f.cancelled() and self._cancelled(rid))
+                return
         task = asyncio.get_running_loop().create_task(self._serve(rid, method, params))
         self.tasks[rid] = task
 
@@ -197,12 +213,36 @@ class HostSession:
             reply = err(INTERNAL_ERROR, "Internal error in the bridge: %s" % e)
         finally:
             self.tasks.pop(rid, None)
+        self._answer(rid, reply)
+
+    def _cancelled(self, rid):
+        # A request served without a task was cancelled (by the host, or as the session ends).
+        self.tasks.pop(rid, None)
+        self.unanswered(rid)
+        self._answer(rid, None)
+
+    def _served(self, rid, reply):
+        # A request served without a task has its reply (a cancelled one never gets here).
+        self.tasks.pop(rid, None)
+        try:
+            self._answer(rid, reply, spliced=True)
+        except Exception as e:   # a bug costs this request its answer, never the session
+            log.exception("answering request %r", rid)
+            self._answer(rid, err(INTERNAL_ERROR, "Internal error in the bridge: %s" % e))
+
+    def _answer(self, rid, reply, spliced=False):
+        # The response to the host's request rid (reply None: cancelled, none goes out).
+        # spliced: a board's answer (a wire.BoardAnswer) that reaches the host unchanged but for its
+        # id (a routed tools/call: nothing on its way changes it) is not encoded again: its
+        # bytes go, the host's id spliced in.
         batch = self.batched.pop(rid, None)
         out = None
         if reply is not None and not self.closed:
             out = {"jsonrpc": "2.0", "id": rid}
             out["error" if "error" in reply else "result"] = reply.get("error",
                                                                        reply.get("result"))
+            if spliced and type(reply) is BoardAnswer:
+                out = reply.answer(out)
         if batch is not None:
             batch.done(out)
         elif out is not None:

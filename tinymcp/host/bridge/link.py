@@ -20,7 +20,7 @@ import serial
 
 from tinymcp import cborlink, protocol
 
-from tinymcp.host.bridge.wire import TOO_LONG, LineSplitter, reason
+from tinymcp.host.bridge.wire import TOO_LONG, BoardAnswer, LineSplitter, dump, reason
 
 log = logging.getLogger("tinymcp.bridge.link")
 
@@ -147,6 +147,8 @@ def parse_line(line):
         except (ValueError, RecursionError):
             msg = None
         if type(msg) is dict and msg.get("jsonrpc") == "2.0":
+            if "method" not in msg:   # an answer: it may go to a host as it came (wire.BoardAnswer)
+                msg = BoardAnswer.of(msg, line[start:])
             return msg, (line[:start] if start else None)
     return None, line
 
@@ -586,7 +588,7 @@ class Link:
         # One message as the board reads it: a JSON line, or a CBOR link frame.
         if self.mode == "cbor":
             return to_link(msg)
-        return json.dumps(msg, separators=(",", ":")).encode() + b"\n"
+        return dump(msg).encode() + b"\n"
 
     def send(self, msg, urgent=False):
         return self.write(self.encode(msg), urgent)

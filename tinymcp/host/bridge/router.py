@@ -7,7 +7,8 @@ import itertools
 import logging
 
 from tinymcp.context import CAPABILITIES_META, CLIENT_NEEDS as NEEDS, INPUT_META
-from tinymcp.protocol import INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND, OWNER_ENDED, OWNER_META
+from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, LEVELS, METHOD_NOT_FOUND,
+                              OWNER_ENDED, OWNER_META)
 from tinymcp.tasks import RELATED   # _meta naming the task a board's request is for
 
 from tinymcp.host.bridge.routes import (KINDS, OFFERS, Catalog, Routes, slug,
@@ -303,17 +304,77 @@ class Router:
         return self.routes.input_schema(params)
 
     async def _forward(self, board, method, params, call):
+        p, token = self._begin(board, method, params, call)
+        if type(p) is dict:   # refused at once
+            return self._end(method, params, call, board, p, token)
+        try:
+            reply = await p.future
+        except asyncio.CancelledError:
+            board.session.abandon(p, "cancelled by the client")
+            self._end(method, params, call, board, None, token)
+            raise
+        return self._end(method, params, call, board, reply, token)
+
+    def start(self, method, params, call, then):
+        # A host's tools/call to one board, served without a task: -> the future of the board's
+        # answer (cancel() it to abandon the call), with then(reply) called when it ends
+        # (answered, timed out, refused; not when cancelled); or None when this request takes
+        # the general way (request()).
+        if method != "tools/call" or params.get("name") == WAIT_TOOL:
+            return None
+        board, forward = self.routes.target(method, params)
+        if board is None:
+            return None   # refused: request() says why
+        p, token = self._begin(board, method, forward, call)
+        if type(p) is dict:
+            future = asyncio.get_running_loop().create_future()
+            future.set_result(p)
+        else:
+            future = p.future
+
+        told = []   # once ended() has run: the board's answer settled p (p.then), or the
+                    # done callback below came first (a cancel, a refusal made at once)
+
+        def ended(future):
+            if told:
+                return
+            told.append(True)
+            if future.cancelled():
+                if type(p) is not dict:
+                    board.session.abandon(p, "cancelled by the client")
+                self._end(method, forward, call, board, None, token)
+                return
+            try:
+                reply = self.routes.outward_reply(
+                    board, method, self._end(method, forward, call, board, future.result(),
+                                             token))
+            except Exception as e:   # a bug costs this call, never the host's session
+                log.exception("answering %s", method)
+                reply = err(INTERNAL_ERROR, "Internal error in the bridge: %s" % e)
+            then(reply)
+        if type(p) is not dict:   # the board's answer (or the deadline) answers the host in
+            p.then = ended        # that turn of the loop, not the next
+        future.add_done_callback(ended)
+        return future
+
+    def _begin(self, board, method, params, call):
+        # -> (the board's Pending, or the error that refused it at once; the bridge's progress
+        # token for it, or None).
         forward, token = self._map_progress(params, board, call)
         retry = method in RETRIED or (method == "tools/call" and
                                         board.catalog.read_only.get(params.get("name")) is True)
         if method == "tools/call" and not retry:   # a tool that may switch an output
             forward = self._owned(forward, call)
-        try:
-            long = (method == "tools/call" and "task" not in params
-                    and params.get("name") in board.catalog.task_support)
-            reply = await board.session.call(method, forward, owner=call, retry=retry,
-                                             timeout=LONG_CALL if long else None)
-            task = (reply.get("result") or {}).get("task") if method == "tools/call" else None
+        long = (method == "tools/call" and "task" not in params
+                and params.get("name") in board.catalog.task_support)
+        return board.session.begin(method, forward, owner=call, retry=retry,
+                                   timeout=LONG_CALL if long else None), token
+
+    def _end(self, method, params, call, board, reply, token):
+        # The board's reply (None: the call was abandoned) -> the reply; its task, if it made
+        # one, is the host's.
+        if reply is not None and method == "tools/call":
+            task = (reply.get("result") or {}).get("task")
             if type(task) is dict and type(task.get("taskId")) is str:
                 # A task: its id is the board's (unguessable); the bridge keeps whose it is,
                 # and the progress token stays valid for the task's lifetime.
@@ -322,10 +383,9 @@ class Router:
                 while len(self.task_owners) > MAX_TASK_OWNERS:   # nobody came back for them
                     self._task_gone(next(iter(self.task_owners)))
                 token = None
-            return reply
-        finally:
-            if token is not None:
-                self.tokens.pop(token, None)
+        if token is not None:
+            self.tokens.pop(token, None)
+        return reply
 
     async def _task_request(self, method, params, call):
         # tasks/* of a host: to the board that owns the task, and only for the host whose call

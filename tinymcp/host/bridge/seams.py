@@ -90,11 +90,19 @@ class Era(Protocol):
               /) -> Awaitable[Optional[dict]]: ...   # -> the reply to a request
 
 
+class RoutingEra(Era, Protocol):
+    # The handshake era (handshake.HandshakeEra) also serves a routed request (a tools/call to
+    # one board) without a task: -> the future that stands for it (cancel() abandons it), with
+    # then(reply) called once it is answered; or None: serve() it.
+    def start(self, session: Any, rid: Any, method: str, params: dict,
+              then: Callable[[dict], None], /) -> Optional[Any]: ...
+
+
 class SessionEvents(Protocol):
     # What a host session uses of the hosts' side: the eras its requests are served in, and
     # where its notifications and its end go.
     @property
-    def handshake(self) -> Era: ...   # 2024-11-05 to 2025-11-25: initialize first
+    def handshake(self) -> RoutingEra: ...   # 2024-11-05 to 2025-11-25: initialize first
     @property
     def stateless(self) -> Era: ...   # 2026-07-28: each request carries its own envelope
     def notified(self, session: Any, method: str, params: Optional[dict], /) -> None: ...

@@ -2,13 +2,13 @@
 # by the event loop where it can watch it (a pipe or a socket, on Linux and macOS); elsewhere in a
 # thread, as the official SDK reads it: a console, a pipe or a file, on every OS.
 import asyncio
-import json
 import logging
 import os
 import sys
 import threading
 
-from tinymcp.host.bridge.wire import MAX_MESSAGE, TOO_LONG, LineSplitter, decode, too_long
+from tinymcp.host.bridge.wire import (MAX_MESSAGE, TOO_LONG, LineSplitter, decode, dump_line,
+                                      too_long)
 
 log = logging.getLogger("tinymcp.bridge.stdio")
 
@@ -120,25 +120,41 @@ class StdinThread:
 
 async def serve_stdio(hosts, stdin=None, stdout=None):
     # Serve until stdin ends. Nothing but protocol frames is ever written to stdout.
-    stdin = open_stdin(stdin or sys.stdin, asyncio.get_running_loop())
+    loop = asyncio.get_running_loop()
+    stdin = open_stdin(stdin or sys.stdin, loop)
     out = stdout or sys.stdout.buffer
     gone = asyncio.Event()
+    lines = []   # messages sent in this turn of the loop: one write for them all
+    session = None
 
     def send(msg, related=None):
         if gone.is_set():
             return
+        lines.append(dump_line(msg))
+        if session is None or not session.tasks:   # nothing else in flight: at once
+            flush()
+        elif len(lines) == 1:   # others may end in this turn: their answers join this write
+            loop.call_soon(flush)
+
+    def flush():
+        if not lines:
+            return
+        data = b"".join(lines)
+        lines.clear()
+        if gone.is_set():
+            return
         try:
-            out.write(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
+            out.write(data)
             out.flush()
         except (BrokenPipeError, OSError, ValueError):
             gone.set()  # the host closed its end
 
     session = hosts.open_session(send, "stdio")
-    lines = LineSplitter(MAX_MESSAGE)
+    splitter = LineSplitter(MAX_MESSAGE)
     try:
         while not gone.is_set():
             data = await stdin.read()
-            for line in lines.feed(data) if data else lines.end():
+            for line in splitter.feed(data) if data else splitter.end():
                 if line is TOO_LONG:   # dropped as it streamed: one answer for the whole line
                     send(too_long())
                     continue
@@ -157,3 +173,4 @@ async def serve_stdio(hosts, stdin=None, stdout=None):
     finally:
         stdin.close()
         session.close()
+        flush()   # what this turn of the loop sent, before the bridge ends

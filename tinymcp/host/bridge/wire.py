@@ -18,6 +18,18 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 SURROGATE = "strings must be Unicode text: a lone UTF-16 surrogate (\\ud800-\\udfff) is not"
 
 
+# One compact encoder and one strict decoder, made once: json.dumps and json.loads with
+# arguments of their own build a new one per message.
+dump = json.JSONEncoder(separators=(",", ":")).encode
+
+
+def dump_line(msg):
+    # One message as a line of bytes: its own bytes when it has them (Encoded), else encoded.
+    if type(msg) is Encoded:
+        return msg.data + b"\n"
+    return dump(msg).encode() + b"\n"
+
+
 def _float(text):
     value = float(text)
     if value - value != 0:   # inf - inf and nan - nan are nan
@@ -38,17 +50,58 @@ def _may_be_wrong(data):
     # brackets). Most messages hold none of these, and are not walked.
     if _nonfinite:
         return True
-    if type(data) is str:
-        data = data.encode("utf-8", "surrogatepass")
-    elif json.detect_encoding(data) not in ("utf-8", "utf-8-sig"):
-        return True   # JSON in UTF-16 or UTF-32: walked
-    return (b"\\u" in data or b"\xed" in data
-            or data.count(b"[") + data.count(b"{") > MAX_DEPTH)
+    return ("\\u" in data or _SURROGATE.search(data) is not None
+            or data.count("[") + data.count("{") > MAX_DEPTH)
+
+
+# -- a board's answer relayed as it came: parsed once (the bridge reads it), never encoded again
+#    when it reaches the host unchanged but for its id ----------------------------------------
+
+# The head of an answer whose id can be swapped in its bytes: the line starts with it, the id
+# the board was given (an integer: the bridge's own) in group 1.
+_ANSWER_HEAD = re.compile(rb'\{"jsonrpc":"2\.0","id":(\d{1,18}),"(?:result|error)":')
+
+
+class BoardAnswer(dict):
+    # A board's answer parsed from its JSON line. rest: the line's bytes after its id, when the
+    # id can be swapped there (else None): the line starts {"jsonrpc":"2.0","id":N, and holds
+    # no other "id", "jsonrpc", "result" or "error" key nor any \u escape (which could spell
+    # one), so the id the bridge read is the only one a host's parser can find, and the rest
+    # says what the bridge read (a duplicate key reads differently in different parsers).
+    __slots__ = ("rest",)
+
+    @classmethod
+    def of(cls, msg, line):
+        # msg (a dict) parsed from line (bytes) -> it as a BoardAnswer.
+        frame = cls(msg)
+        frame.rest = None
+        head = _ANSWER_HEAD.match(line)
+        if (head is not None and msg.get("id") == int(head.group(1))
+                and b"\\u" not in line and line.count(b'"id"') == 1
+                and line.count(b'"jsonrpc"') == 1
+                and line.count(b'"result"') + line.count(b'"error"') == 1):
+            frame.rest = line[head.end(1):]
+        return frame
+
+    def answer(self, out):
+        # out: the response a host gets, this answer's result or error under the host's id ->
+        # out with its bytes (Encoded): the board's line with the host's id in place of its own.
+        if self.rest is None:
+            return out
+        encoded = Encoded(out)
+        encoded.data = b'{"jsonrpc":"2.0","id":' + dump(out["id"]).encode() + self.rest
+        return encoded
+
+
+class Encoded(dict):
+    # A message with its bytes already made (data: its JSON, no newline); a dict as any other
+    # for whoever reads it.
+    __slots__ = ("data",)
 
 
 def reason(error):
     # The reason of a JSON-RPC error object (or of a message holding one), or None.
-    if type(error) is dict and "error" in error:
+    if isinstance(error, dict) and "error" in error:   # a message (a BoardAnswer is one)
         error = error["error"]
     data = error.get("data") if type(error) is dict else None
     return data.get(REASON) if type(data) is dict else None
@@ -63,12 +116,17 @@ def too_long(limit=MAX_MESSAGE):
                  "discarded" % limit)
 
 
+_decoder = json.JSONDecoder(parse_float=_float, parse_constant=_constant)
+
+
 def decode(data):
     # bytes -> (message, None) or (None, the error message that answers it). A host's response
     # (to a board's sampling request) with numbers that are not JSON becomes an error response.
     _nonfinite.clear()
     try:
-        msg = json.loads(data, parse_float=_float, parse_constant=_constant)
+        if type(data) is not str:
+            data = data.decode(json.detect_encoding(data), "surrogatepass")
+        msg = _decoder.decode(data)
     except RecursionError:
         return None, error(None, INVALID_REQUEST, "Invalid Request: nested deeper than %d "
                            "levels" % MAX_DEPTH)
