@@ -56,9 +56,11 @@ def _attach_outputs(server, world):
     except ImportError:   # CPython: a stand-in that draws code cells, not a font
         from tinymcp.sensors import simframebuf as framebuf
     world.panel = world.i2c.add(simparts_out.SSD1306Panel(0x3C))
-    ssd1306.attach(server, ssd1306.SSD1306(world.i2c, 0x3C, wiring="simulated", framebuf=framebuf))
+    ssd1306.attach(server, ssd1306.SSD1306(world.i2c, 0x3C, wiring="simulated",
+                                           framebuf=framebuf))
     world.chain = simparts_out.WS2812Chain(STRIP_PIXELS)
-    ws2812.attach(server, ws2812.Strip(simparts_out.NeoPixel(world.chain, STRIP_PIXELS)))
+    strip = simparts_out.NeoPixel(world.chain, STRIP_PIXELS)
+    ws2812.attach(server, ws2812.Strip(strip, STRIP_PIXELS))
     pwm = dict([(n, sim.PWM(sim.Pin(n))) for n in SERVO_PINS])
     world.horns = dict([(n, simparts_out.ServoHorn(pwm[n], SERVO_PULSE_US)) for n in pwm])
     servo.attach(server, servo.Servos(pwm, SERVO_PULSE_US))

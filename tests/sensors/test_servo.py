@@ -26,7 +26,7 @@ def test_known_angles_give_the_datasheet_pulses():
     servos, horns = bench()
     for angle, pulse in ((0, 500), (45, 1000), (90, 1500), (135, 2000), (180, 2500)):
         assert servos.set(17, angle) == {"pin": 17, "angle": angle, "pulse_us": pulse}
-        assert abs(horns[17].pulse_us() - pulse) <= DUTY_US / 2 + 1e-9, (angle, horns[17].pulse_us())
+        assert abs(horns[17].pulse_us() - pulse) <= DUTY_US / 2 + 1e-9, angle
         assert abs(horns[17].angle() - angle) < 0.03
 
 

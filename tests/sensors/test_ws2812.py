@@ -8,7 +8,7 @@ from tinymcp.sensors.ws2812 import Strip, attach
 
 def bench(n=8):
     chain = WS2812Chain(n)
-    return Strip(NeoPixel(chain, n)), chain
+    return Strip(NeoPixel(chain, n), n), chain
 
 
 def test_colours_go_down_the_wire_green_red_blue():
@@ -41,6 +41,13 @@ def test_pixels_beyond_the_strip_are_refused():
     strip, chain = bench(4)
     e = raises(lambda: strip.set([[1, 1, 1]] * 3, start=2), SensorError)
     assert "has 4 pixels" in str(e)
+    assert chain.frames == 0
+
+
+def test_an_rgbw_strip_is_refused_before_anything_is_sent():
+    chain = WS2812Chain(4)
+    strip = Strip(NeoPixel(chain, 4, bpp=4), 4)
+    assert "RGB strips" in str(raises(lambda: strip.set([[1, 2, 3]]), SensorError))
     assert chain.frames == 0
 
 

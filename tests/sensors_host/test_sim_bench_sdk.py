@@ -94,7 +94,8 @@ def png_pixels(data):
     while at < len(data):
         length, kind = struct.unpack(">I4s", data[at:at + 8])
         body = data[at + 8:at + 8 + length]
-        assert struct.unpack(">I", data[at + 8 + length:at + 12 + length])[0] == zlib.crc32(kind + body)
+        crc = struct.unpack(">I", data[at + 8 + length:at + 12 + length])[0]
+        assert crc == zlib.crc32(kind + body)
         chunks[kind] = chunks.get(kind, b"") + body
         at += 12 + length
     width, height, depth, colour = struct.unpack(">IIBB", chunks[b"IHDR"][:10])

@@ -1,6 +1,6 @@
 # WS2812 / SK6812 RGB strips ("NeoPixels") through MicroPython's neopixel module.
 #
-#   strip = Strip(neopixel.NeoPixel(Pin(16), 8), wiring="DIN on GP16")
+#   strip = Strip(neopixel.NeoPixel(Pin(16), 8), 8)
 #   strip.set([[255, 0, 0], "#00ff00"], start=2)   # pixels 2 and 3; the others keep their colour
 #   attach(server, strip)                          # set_pixels {"pixels", "start"?, "lease_s"?}
 #
@@ -31,20 +31,18 @@ def _checked(pixel, i):
 
 
 class Strip:
-    def __init__(self, np, wiring=""):
-        if getattr(np, "bpp", 3) != 3:
-            raise ValueError("set_pixels drives RGB strips (3 bytes a pixel)")
+    def __init__(self, np, count):
+        # np: a neopixel.NeoPixel of count pixels, 3 bytes each (an RGBW strip's 4 are refused
+        # at the first write). Its buf is read when used: a deploy trace stands in for it.
         self.np = np
-        self.buf = np.buf        # 3 bytes a pixel, G R B, as the strip takes them
-        self.count = len(self.buf) // 3
-        self.wiring = wiring
+        self.count = count
 
     def dark_after(self, pixels, start):
         # Would the strip be all off once these pixels are set? (Before they are: leases.)
         for i in range(len(pixels)):
             if _checked(pixels[i], i) != (0, 0, 0):
                 return False
-        buf = self.buf
+        buf = self.np.buf
         for i in range(len(buf)):
             if buf[i] and not (start * 3 <= i < (start + len(pixels)) * 3):
                 return False
@@ -57,7 +55,10 @@ class Strip:
                 + " do not fit")
         for i in range(len(pixels)):   # every pixel checked before any is set
             _checked(pixels[i], i)
-        buf = self.buf
+        buf = self.np.buf
+        if len(buf) != 3 * self.count:
+            raise SensorError("the strip was set up with " + str(len(buf)) + " bytes for "
+                              + str(self.count) + " pixels; set_pixels drives RGB strips")
         at = start * 3
         for i in range(len(pixels)):
             r, g, b = _checked(pixels[i], i)
@@ -70,7 +71,7 @@ class Strip:
 
     def lit(self):
         # Pixels not off.
-        buf = self.buf
+        buf = self.np.buf
         n = 0
         for i in range(0, len(buf), 3):
             if buf[i] or buf[i + 1] or buf[i + 2]:
@@ -78,7 +79,7 @@ class Strip:
         return n
 
     def safe(self, key=None):
-        buf = self.buf
+        buf = self.np.buf
         for i in range(len(buf)):
             buf[i] = 0
         self.np.write()
