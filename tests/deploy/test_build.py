@@ -74,6 +74,30 @@ def test_hardware_boards_carry_safe_boot_and_their_drivers_not_the_simulator(rep
 
 
 @pytest.mark.parametrize("board", ["rpi_pico", "esp32"])
+def test_output_drivers_ship_only_when_the_wiring_fits_their_part(repo, board, tmp_path):
+    # The shipped wiring fits none: no display, strip or servo code. Fitted, each ships.
+    drivers = {"tinymcp/sensors/ssd1306.py", "tinymcp/sensors/ws2812.py",
+               "tinymcp/sensors/servo.py"}
+    assert not files_of(repo, board) & drivers
+    assert "tinymcp/sensors/simparts_out.py" not in files_of(repo, board)
+    root = tmp_path / "repo"
+    (root / "boards" / board).mkdir(parents=True)
+    for name in ("tinymcp", "ports"):
+        os.symlink(os.path.join(repo, name), root / name)
+    with open(os.path.join(repo, "boards", board, "main.py")) as f:
+        text = f.read()
+    for unfitted, fitted in (("SSD1306_AT = None", "SSD1306_AT = 0x3C"),
+                             ("NEOPIXEL = None", "NEOPIXEL = (13, 8)"),
+                             ("SERVO_PINS = ()", "SERVO_PINS = (17,)")):
+        assert unfitted in text
+        text = text.replace(unfitted, fitted)
+    (root / "boards" / board / "main.py").write_text(text)
+    fitted = files_of(str(root), board)
+    assert drivers <= fitted
+    assert "tinymcp/sensors/simframebuf.py" not in fitted   # framebuf is the firmware's
+
+
+@pytest.mark.parametrize("board", ["rpi_pico", "esp32"])
 def test_the_network_code_follows_the_network_json_the_board_will_hold(repo, board):
     usb, tcp, mqtt = (files_of(repo, board, mode) for mode in ("usb", "tcp", "mqtt"))
     network = set(NETWORK_CODE)
