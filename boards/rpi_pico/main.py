@@ -57,9 +57,10 @@ def build():
         from neopixel import NeoPixel
         from tinymcp.sensors import ws2812
         ws2812.attach(server, ws2812.Strip(NeoPixel(Pin(NEOPIXEL[0]), NEOPIXEL[1]), NEOPIXEL[1]))
-    if SERVO_PINS:
+    servos = {n: PWM(Pin(n)) for n in SERVO_PINS}
+    if servos:
         from tinymcp.sensors import servo
-        servo.attach(server, servo.Servos({n: PWM(Pin(n)) for n in SERVO_PINS}, SERVO_PULSE_US))
+        servo.attach(server, servo.Servos(servos, SERVO_PULSE_US))
     return server
 
 
