@@ -31,7 +31,7 @@ def test_a_bad_pixel_changes_nothing():
     strip, chain = bench(4)
     strip.set([[9, 9, 9]])
     for bad in ([256, 0, 0], [1, 2], "#12345", "#gg0000", "red", [1.5, 0, 0], [-1, 0, 0],
-                [True, 0, 0]):
+                [True, 0, 0], "#0x1234", "#-12345", "# 12345", "#+12345", "ff0000#"):
         e = raises(lambda: strip.set([[1, 1, 1], bad]), SensorError)
         assert "pixels[1]" in str(e), bad
     assert chain.frames == 1 and chain.colours()[0] == [9, 9, 9]

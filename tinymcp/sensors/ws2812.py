@@ -10,22 +10,27 @@
 from tinymcp.sensors.common import SensorError, lease, with_lease
 
 
+_HEX = "0123456789abcdefABCDEF"
+
+
 def _level(value):
     return type(value) is int and 0 <= value <= 255
 
 
-def _checked(pixel, i):
-    # -> the pixel as (r, g, b), or a SensorError naming it.
+def _rgb(pixel, i):
+    # -> the pixel as one 0xRRGGBB int (no tuple: a small int allocates nothing), or a
+    # SensorError naming it.
     if type(pixel) is str:
         if len(pixel) == 7 and pixel[0] == "#":
-            try:
-                rgb = int(pixel[1:], 16)
-                return (rgb >> 16, (rgb >> 8) & 0xFF, rgb & 0xFF)
-            except ValueError:
-                pass
+            digits = pixel[1:]
+            for c in digits:   # int() alone would take "0x1234", "-12345", " 1234 "
+                if c not in _HEX:
+                    break
+            else:
+                return int(digits, 16)
     elif type(pixel) is list and len(pixel) == 3 and _level(pixel[0]) and _level(pixel[1]) \
             and _level(pixel[2]):
-        return (pixel[0], pixel[1], pixel[2])
+        return (pixel[0] << 16) | (pixel[1] << 8) | pixel[2]
     raise SensorError("pixels[" + str(i) + "] must be [r, g, b] with each 0..255 or a "
                       "\"#rrggbb\" string")
 
@@ -40,7 +45,7 @@ class Strip:
     def dark_after(self, pixels, start):
         # Would the strip be all off once these pixels are set? (Before they are: leases.)
         for i in range(len(pixels)):
-            if _checked(pixels[i], i) != (0, 0, 0):
+            if _rgb(pixels[i], i):
                 return False
         buf = self.np.buf
         for i in range(len(buf)):
@@ -54,17 +59,17 @@ class Strip:
                 self.count - 1) + "): " + str(len(pixels)) + " from " + str(start)
                 + " do not fit")
         for i in range(len(pixels)):   # every pixel checked before any is set
-            _checked(pixels[i], i)
+            _rgb(pixels[i], i)
         buf = self.np.buf
         if len(buf) != 3 * self.count:
             raise SensorError("the strip was set up with " + str(len(buf)) + " bytes for "
                               + str(self.count) + " pixels; set_pixels drives RGB strips")
         at = start * 3
         for i in range(len(pixels)):
-            r, g, b = _checked(pixels[i], i)
-            buf[at] = g
-            buf[at + 1] = r
-            buf[at + 2] = b
+            rgb = _rgb(pixels[i], i)
+            buf[at] = (rgb >> 8) & 0xFF      # green
+            buf[at + 1] = rgb >> 16          # red
+            buf[at + 2] = rgb & 0xFF         # blue
             at += 3
         self.np.write()
         return {"start": start, "count": len(pixels), "lit": self.lit()}
