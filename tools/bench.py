@@ -500,6 +500,7 @@ def heap(quick):
                                                                "probe=1"])
                 found[runner]["serving"] = probe(runner, tree, ["serving=boards.rpi_pico.main"])
             found[runner]["mdns"] = probe(runner, tree, ["mdns=boards.rpi_pico.main"])
+            found[runner]["drivers"] = probe(runner, tree, ["drivers=1"])
         found["romfs"], refused = romfs_heap(runners, mpy_tree, os.path.join(tmp, "romfs"), n)
         for runner in refused:
             found["notes"].append("%s: this build has no vfs.VfsRom, so the ROMFS rows come "
@@ -769,6 +770,10 @@ def rows_for(results):
                 add("held by the mDNS responder once announced (ports/mdns.py, network.json's TCP "
                     "mode only: its module, %d B answer, 512 B query buffer), boards/rpi_pico"
                     % mdns["mdns_packet"], mdns["held_mdns"], None, kib(mdns["held_mdns"]))
+            for key, what, held_bytes in c[runner].get("drivers", {}).get("drivers", []):
+                add("held by a driver once attached (module, tools, buffers; a board that does "
+                    "not fit the part holds none of it): %s, tinymcp/sensors/%s.py" % (what, key),
+                    held_bytes, None, kib(held_bytes))
             add("held after a session (caches filled), sim board", sim["held_session"], None,
                 kib(sim["held_session"]))
             if "held_history" in sim:

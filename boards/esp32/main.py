@@ -19,6 +19,11 @@ I2C_BUS = (0, 21, 22)        # I2C0: SDA GPIO21, SCL GPIO22
 WIRING = "SDA GPIO21, SCL GPIO22, 3V3, GND"
 BME280_AT = 0x76             # None when not fitted (0x77 when its SDO pin is high)
 SHT3X_AT = None              # e.g. 0x44 for an SHT31 board on the same bus
+SSD1306_AT = None            # e.g. 0x3C for a 128x64 OLED on the same bus (0x3D: SA0 high)
+SSD1306_HEIGHT = 64          # 32 for a 128x32 one
+NEOPIXEL = None              # (GPIO, pixels) of a WS2812 strip's DIN, e.g. (13, 8): GPIO13
+SERVO_PINS = ()              # GPIOs set_servo may drive, e.g. (18,): GPIO18
+SERVO_PULSE_US = (500, 2500)  # the pulse at 0 and at 180 degrees, 50 Hz
 
 
 def build():
@@ -48,6 +53,19 @@ def build():
     if SHT3X_AT is not None:
         from tinymcp.sensors import sht3x
         sht3x.attach(server, sht3x.SHT3x(i2c, SHT3X_AT, wiring=WIRING))
+    # The output parts (docs/boards.md). A strip and servos draw more than the 3V3 pin gives:
+    # power them from 5 V (VBUS or their own supply), grounds joined.
+    if SSD1306_AT is not None:
+        from tinymcp.sensors import ssd1306
+        ssd1306.attach(server, ssd1306.SSD1306(i2c, SSD1306_AT, SSD1306_HEIGHT, wiring=WIRING))
+    if NEOPIXEL is not None:
+        from neopixel import NeoPixel
+        from tinymcp.sensors import ws2812
+        ws2812.attach(server, ws2812.Strip(NeoPixel(Pin(NEOPIXEL[0]), NEOPIXEL[1]), NEOPIXEL[1]))
+    servos = {n: PWM(Pin(n)) for n in SERVO_PINS}
+    if servos:
+        from tinymcp.sensors import servo
+        servo.attach(server, servo.Servos(servos, SERVO_PULSE_US))
     return server
 
 

@@ -1,6 +1,7 @@
 # The sim board's optional bench (boards/sim/main.py's --bench, TINYMCP_SIM_BENCH=1): a BME280
 # and an SHT3x on a simulated I2C bus with its scan, the allow-listed GPIO/PWM pins, humidity and
-# pressure in the history, and clear_history behind a confirmation step.
+# pressure in the history, and clear_history behind a confirmation step. The output parts too
+# (_attach_outputs): an SSD1306 panel on the bus, an 8-pixel WS2812 strip, a servo.
 
 
 def attach(server, world, readings):
@@ -15,6 +16,7 @@ def attach(server, world, readings):
     readings.track("humidity", lambda: world.sht3x.read()["rh"], "%")
     readings.track("pressure", lambda: world.bme280.read()["hpa"], "hPa")
     _clear_history(server, readings)
+    _attach_outputs(server, world)
 
 
 def _clear_history(server, readings):
@@ -37,3 +39,44 @@ def _clear_history(server, readings):
         pending = asks.check(ctx, ("clear_history", quantity), confirm, "Delete the "
                              + str(found.count) + " " + quantity + " samples kept on the board")
         return pending or {"cleared": found.clear()}
+
+
+STRIP_PIXELS = 8
+SERVO_PINS = (17, 18)
+SERVO_PULSE_US = (500, 2500)
+
+
+def _attach_outputs(server, world):
+    # The output drivers over simulated parts that decode what they are sent
+    # (tinymcp/sensors/simparts_out.py), and what those parts show: display://frame (the panel as
+    # a PNG) and sim://outputs (the strip's colours and the servos' pulses, as JSON).
+    from tinymcp.sensors import servo, simparts_out, sim, ssd1306, ws2812
+    try:
+        import framebuf
+    except ImportError:   # CPython: a stand-in that draws code cells, not a font
+        from tinymcp.sensors import simframebuf as framebuf
+    world.panel = world.i2c.add(simparts_out.SSD1306Panel(0x3C))
+    ssd1306.attach(server, ssd1306.SSD1306(world.i2c, 0x3C, wiring="simulated",
+                                           framebuf=framebuf))
+    world.chain = simparts_out.WS2812Chain(STRIP_PIXELS)
+    strip = simparts_out.NeoPixel(world.chain, STRIP_PIXELS)
+    ws2812.attach(server, ws2812.Strip(strip, STRIP_PIXELS))
+    pwm = dict([(n, sim.PWM(sim.Pin(n))) for n in SERVO_PINS])
+    world.horns = dict([(n, simparts_out.ServoHorn(pwm[n], SERVO_PULSE_US)) for n in pwm])
+    servo.attach(server, servo.Servos(pwm, SERVO_PULSE_US))
+    panel = world.panel
+
+    @server.resource("display://frame", "display", "What the SSD1306 panel shows: a 128x64 "
+                     "1-bit PNG, lit pixels white", mime="image/png", title="Display",
+                     watch=lambda **_: (panel.data_bytes, panel.inverse, panel.on))
+    def frame():
+        return panel.png()
+
+    @server.resource("sim://outputs", "outputs", "The simulated output parts as they are now: "
+                     "the strip's colours, each servo's pulse width and angle (null: detached)",
+                     mime="application/json", title="Simulated outputs")
+    def outputs():
+        horns = world.horns
+        return {"strip": world.chain.colours(),
+                "servos": dict([(str(n), {"pulse_us": horns[n].pulse_us(),
+                                          "angle": horns[n].angle()}) for n in horns])}

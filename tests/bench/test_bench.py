@@ -180,3 +180,15 @@ def test_the_image_per_board_without_and_with_a_network_json(quick_run):
     assert not [f for f in pico["files"] if f.startswith(("ports/tcp", "ports/mqtt"))]
     assert pico["total"] < pico["modes"]["tcp"]["total"] < pico["modes"]["mqtt"]["total"]
     assert "image, boards/rpi_pico with a network.json for MQTT" in markdown
+
+
+def test_each_output_driver_s_held_ram_is_reported(quick_run):
+    # Held once attached (tools/bench_support/heap_probe.py drivers=1): module, tools, buffers.
+    _stdout, markdown, raw = quick_run
+    found = dict((key, held) for key, _what, held in wasm(raw)["drivers"]["drivers"])
+    assert {"ssd1306", "ws2812", "servo"} <= set(found)
+    for key in found:
+        assert 0 < found[key] < 8 * 1024, (key, found[key])
+    assert found["ssd1306"] > found["servo"] + 1024 / 2   # its 1 KiB frame at least shows
+    for key in ("ssd1306", "ws2812", "servo"):
+        assert [r for r in rows(markdown) if "tinymcp/sensors/%s.py" % key in r[1]], key

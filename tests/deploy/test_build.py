@@ -74,6 +74,30 @@ def test_hardware_boards_carry_safe_boot_and_their_drivers_not_the_simulator(rep
 
 
 @pytest.mark.parametrize("board", ["rpi_pico", "esp32"])
+def test_output_drivers_ship_only_when_the_wiring_fits_their_part(repo, board, tmp_path):
+    # The shipped wiring fits none: no display, strip or servo code. Fitted, each ships.
+    drivers = {"tinymcp/sensors/ssd1306.py", "tinymcp/sensors/ws2812.py",
+               "tinymcp/sensors/servo.py"}
+    assert not files_of(repo, board) & drivers
+    assert "tinymcp/sensors/simparts_out.py" not in files_of(repo, board)
+    root = tmp_path / "repo"
+    (root / "boards" / board).mkdir(parents=True)
+    for name in ("tinymcp", "ports"):
+        os.symlink(os.path.join(repo, name), root / name)
+    with open(os.path.join(repo, "boards", board, "main.py")) as f:
+        text = f.read()
+    for unfitted, fitted in (("SSD1306_AT = None", "SSD1306_AT = 0x3C"),
+                             ("NEOPIXEL = None", "NEOPIXEL = (13, 8)"),
+                             ("SERVO_PINS = ()", "SERVO_PINS = (17,)")):
+        assert unfitted in text
+        text = text.replace(unfitted, fitted)
+    (root / "boards" / board / "main.py").write_text(text)
+    fitted = files_of(str(root), board)
+    assert drivers <= fitted
+    assert "tinymcp/sensors/simframebuf.py" not in fitted   # framebuf is the firmware's
+
+
+@pytest.mark.parametrize("board", ["rpi_pico", "esp32"])
 def test_the_network_code_follows_the_network_json_the_board_will_hold(repo, board):
     usb, tcp, mqtt = (files_of(repo, board, mode) for mode in ("usb", "tcp", "mqtt"))
     network = set(NETWORK_CODE)
@@ -215,6 +239,67 @@ def test_a_deployed_board_explains_a_bus_fault(repo, tmp_path):
     assert result["isError"] is True
     assert "BME280 at 0x76 did not answer on the I2C bus (NACK)" in result["content"][0]["text"]
     assert "(SDA GP4, SCL GP5)" in result["content"][0]["text"]
+
+
+@pytest.mark.skipif(MICROPYTHON is None, reason="the image runs under micropython")
+def test_a_deployed_board_with_output_parts_answers_their_tools(repo, tmp_path):
+    # A display that never answers, a strip and a servo: the image carries their drivers and
+    # the fault advice, and MicroPython's own framebuf draws (no stand-in is shipped).
+    (tmp_path / "outputs").mkdir()
+    (tmp_path / "outputs" / "main.py").write_text(
+        "from tinymcp import Server\n"
+        "from tinymcp.sensors import servo, ssd1306, ws2812\n"
+        "class Bus:   # nothing answers: every transfer is a NACK\n"
+        "    def writeto_mem(self, *args):\n"
+        "        raise OSError(19)\n"
+        "class Strip:   # the shape of neopixel.NeoPixel\n"
+        "    def __init__(self, n):\n"
+        "        self.buf = bytearray(3 * n)\n"
+        "    def write(self):\n"
+        "        pass\n"
+        "class PWM:\n"
+        "    def freq(self, hz=None):\n"
+        "        pass\n"
+        "    def duty_u16(self, duty=None):\n"
+        "        pass\n"
+        "def build():\n"
+        "    server = Server('outputs', '0')\n"
+        "    ssd1306.attach(server, ssd1306.SSD1306(Bus(), 0x3C, wiring='SDA GP4, SCL GP5'))\n"
+        "    ws2812.attach(server, ws2812.Strip(Strip(4), 4))\n"
+        "    servo.attach(server, servo.Servos({17: PWM()}))\n"
+        "    return server\n"
+        "if __name__ == '__main__':\n"
+        "    from ports import serve\n"
+        "    serve(build())\n")
+    out = tmp_path / "image"
+    assert main(["--board", str(tmp_path / "outputs"), "--dry-run", "--build", str(out),
+                 "--root", repo]) == 0
+    assert not (out / "tinymcp" / "sensors" / "simframebuf.mpy").exists()
+    calls = (("show_text", {"lines": ["hi"]}),
+             ("set_pixels", {"pixels": ["#ff0000"], "lease_s": 5}),
+             ("set_servo", {"pin": 17, "angle": 90}))
+    frames = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"protocolVersion": "2025-11-25", "capabilities": {}}},
+              {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    frames += [{"jsonrpc": "2.0", "id": 2 + i, "method": "tools/call",
+                "params": {"name": name, "arguments": args}}
+               for i, (name, args) in enumerate(calls)]
+    run = subprocess.run([MICROPYTHON, "main.py"], cwd=str(out), timeout=60,
+                         input="".join(json.dumps(f) + "\n" for f in frames).encode(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=dict(os.environ, MICROPYPATH="."))
+    answers = {}
+    for line in run.stdout.decode().splitlines():
+        answer = json.loads(line)
+        answers[answer.get("id")] = answer
+    shown = answers[2]["result"]
+    assert shown["isError"] is True, shown
+    text = shown["content"][0]["text"]
+    assert "SSD1306 display at 0x3c did not answer on the I2C bus (NACK)" in text
+    assert "(SDA GP4, SCL GP5)" in text
+    assert answers[3]["result"]["structuredContent"] == {"start": 0, "count": 1, "lit": 1,
+                                                         "lease_s": 5}
+    assert answers[4]["result"]["structuredContent"]["pulse_us"] == 1500
 
 
 def test_a_board_whose_build_fails_off_the_board_falls_back_to_static_imports(tmp_path, repo):

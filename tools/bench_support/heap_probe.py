@@ -13,6 +13,8 @@
 #                                 announced (over socket_standin.py: nothing is sent), beyond
 #                                 what serving over TCP holds (ports/tcp.py imported)
 #   ... romfs=IMAGE               import everything from a ROMFS image mounted with vfs.VfsRom
+#   probe drivers=1               held by each driver of DRIVERS once attached to a built server
+#                                 over stand-in parts: its module, its tools, its buffers
 #
 # Prints one JSON object. The headline figures use only the public surface (build(),
 # Server.handle); the stages and the session reach into core internals, each guarded, so a
@@ -28,7 +30,7 @@ import json
 import sys
 
 opts = {"board": "ref_board", "n": "100", "modules": "", "session": "", "romfs": "", "probe": "",
-        "serving": "", "mdns": ""}
+        "serving": "", "mdns": "", "drivers": ""}
 for arg in sys.argv[1:]:
     key, _, value = arg.partition("=")
     opts[key] = value
@@ -603,8 +605,84 @@ def mdns_costs(board_name):
         sys.modules["socket"] = real
 
 
+def _ssd1306(server, machine):
+    from tinymcp.sensors import ssd1306
+    return ssd1306.attach(server, ssd1306.SSD1306(machine.I2C(0), 0x3C, framebuf=_framebuf()))
+
+
+def _ws2812(server, machine):
+    from tinymcp.sensors import ws2812
+    from tinymcp.sensors.simparts_out import NeoPixel
+    return ws2812.attach(server, ws2812.Strip(NeoPixel(None, 8), 8))
+
+
+def _servo(server, machine):
+    from tinymcp.sensors import servo
+    return servo.attach(server, servo.Servos({17: machine.PWM(machine.Pin(17))}))
+
+
+def _framebuf():
+    try:
+        import framebuf
+    except ImportError:   # a build without it: the stand-in's FrameBuffer, a small object too
+        from tinymcp.sensors import simframebuf as framebuf
+    return framebuf
+
+
+# (key, what is held, attach(server, machine) -> the driver): one driver's cost each, the stand-in
+# parts (a NeoPixel's buffer aside, which the real module holds as well) imported first.
+DRIVERS = (
+    ("ssd1306", "SSD1306 128x64 display (show_text, clear_display; its 1 KiB frame)", _ssd1306),
+    ("ws2812", "WS2812 strip of 8 pixels (set_pixels; the NeoPixel's 24 B buffer)", _ws2812),
+    ("servo", "one servo (set_servo)", _servo),
+)
+
+
+def _fresh_qstr_pool():
+    # Interns throwaway names until MicroPython allocates its next qstr pool (a jump of KiBs at
+    # one name), so the drivers' own qstrs land in its free room: a pool allocated ahead for the
+    # qstrs to come is nobody's cost (as in section h).
+    class Names:
+        pass
+    for i in range(20000):
+        before = gc.mem_alloc()
+        getattr(Names, "probe_name_%d" % i, None)
+        if gc.mem_alloc() - before > 1024:
+            return i
+    return None
+
+
+def driver_costs():
+    # Each driver on a server that already has a tool (the tools registry is not its cost),
+    # imported and attached after a baseline; what is common to drivers (sensors.common,
+    # schema) loaded before it.
+    from tinymcp import Server
+    import tinymcp.schema  # noqa: F401
+    import tinymcp.sensors.common  # noqa: F401
+    import tinymcp.sensors.simparts_out  # noqa: F401  (stand-in parts, not billed)
+    _framebuf()
+    machine = sys.modules["machine"]
+    if not hasattr(machine, "PWM"):
+        import machine_standin as machine
+    costs = []
+    kept = []
+    out["drivers_pool_after"] = _fresh_qstr_pool()
+    for key, what, attach in DRIVERS:
+        if opts["drivers"] not in ("1", key):
+            continue
+        server = Server("probe", "1")
+        server.tool("ping_probe", "A tool")(lambda: {})
+        base = yield from held()
+        kept.append(attach(server, machine))
+        costs.append([key, what, (yield from held()) - base])
+        kept.append(server)
+    out["drivers"] = costs
+
+
 def main():
-    if opts["mdns"]:
+    if opts["drivers"]:
+        yield from driver_costs()
+    elif opts["mdns"]:
         out["board"] = opts["mdns"]
         yield from mdns_costs(opts["mdns"])
     elif opts["serving"]:

@@ -39,6 +39,12 @@ class PWM:
     def __init__(self, pin, freq=1000, duty_u16=0):
         self.pin = pin
         self.duty = duty_u16
+        self.hz = freq
+
+    def freq(self, value=None):
+        if value is None:
+            return self.hz
+        self.hz = value
 
     def duty_u16(self, value=None):
         if value is None:
