@@ -75,6 +75,7 @@ def build(world=None, bench=None):
     instructions = "A simulated board: read its temperature sensor and ADC channels, switch its LED."
     if bench:  # boards/sim/simbench.py
         instructions += " Its I2C bus has a BME280 and an SHT3x."
+        instructions += " DS18B20 probes, an HC-SR04 and a DHT22 are wired too."
     # Who it is, for a bridge that finds boards by identity: --id ID or $TINYMCP_SIM_ID.
     server = Server("tinymcp-sim", "0.1.0", title="tinymcp simulated board",
                     instructions=instructions,
