@@ -19,6 +19,10 @@ I2C_BUS = (0, 21, 22)        # I2C0: SDA GPIO21, SCL GPIO22
 WIRING = "SDA GPIO21, SCL GPIO22, 3V3, GND"
 BME280_AT = 0x76             # None when not fitted (0x77 when its SDO pin is high)
 SHT3X_AT = None              # e.g. 0x44 for an SHT31 board on the same bus
+ONEWIRE_PIN = None           # DS18B20 probes' DATA GPIO (4.7k pull-up to 3V3), e.g. 4
+HCSR04_PINS = None           # HC-SR04 (TRIG, ECHO) GPIOs, e.g. (5, 18): ECHO via a 1k/2k divider
+DHT_PIN = None               # a DHT22's (or DHT11's) DATA GPIO, e.g. 15
+DHT_KIND = "dht22"           # or "dht11"
 
 
 def build():
@@ -48,7 +52,29 @@ def build():
     if SHT3X_AT is not None:
         from tinymcp.sensors import sht3x
         sht3x.attach(server, sht3x.SHT3x(i2c, SHT3X_AT, wiring=WIRING))
+    _attach_inputs(server, Pin)
     return server
+
+
+def _attach_inputs(server, Pin):
+    # The input parts the wiring above names; each driver is imported only when fitted.
+    if ONEWIRE_PIN is not None:
+        import onewire
+        from tinymcp.sensors import ds18b20
+        ds18b20.attach(server, ds18b20.DS18B20(onewire.OneWire(Pin(ONEWIRE_PIN)), wiring=(
+            "DATA GPIO%d, 4.7k pull-up to 3V3" % ONEWIRE_PIN)))
+    if HCSR04_PINS is not None:
+        from machine import time_pulse_us
+        from tinymcp.sensors import hcsr04
+        trig, echo = HCSR04_PINS
+        sonar = hcsr04.HCSR04(Pin(trig, Pin.OUT, value=0), Pin(echo, Pin.IN), time_pulse_us,
+                              wiring="TRIG GPIO%d, ECHO GPIO%d" % (trig, echo))
+        hcsr04.attach(server, sonar)
+    if DHT_PIN is not None:
+        from dht import dht_readinto
+        from tinymcp.sensors import dhtxx
+        dhtxx.attach(server, dhtxx.DHT(Pin(DHT_PIN), DHT_KIND, dht_readinto,
+                                       wiring="DATA GPIO%d" % DHT_PIN))
 
 
 def boot_button():
