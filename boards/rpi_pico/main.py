@@ -19,7 +19,8 @@ WIRING = "I2C0: SDA GP4 = pin 6, SCL GP5 = pin 7, 3V3 = pin 36, GND = pin 38"
 BME280_AT = 0x76            # None when not fitted (0x77 when its SDO pin is high)
 SHT3X_AT = None             # e.g. 0x44 for an SHT31 board on the same bus
 ONEWIRE_PIN = None          # DS18B20 probes' DATA GPIO (4.7k pull-up to 3V3), e.g. 22
-HCSR04_PINS = None          # HC-SR04 (TRIG, ECHO) GPIOs, e.g. (14, 15): ECHO via a 1k/2k divider
+HCSR04_TRIG = None          # HC-SR04 TRIG GPIO, e.g. 14
+HCSR04_ECHO = None          # its ECHO GPIO, e.g. 15 (a 5 V output: via a 1k/2k divider)
 DHT_PIN = None              # a DHT22's (or DHT11's) DATA GPIO, e.g. 2
 DHT_KIND = "dht22"          # or "dht11"
 
@@ -58,18 +59,15 @@ def _attach_inputs(server, Pin):
         from tinymcp.sensors import ds18b20
         ds18b20.attach(server, ds18b20.DS18B20(onewire.OneWire(Pin(ONEWIRE_PIN)), wiring=(
             "DATA GP%d, 4.7k pull-up to 3V3" % ONEWIRE_PIN)))
-    if HCSR04_PINS is not None:
+    if HCSR04_TRIG is not None and HCSR04_ECHO is not None:
         from machine import time_pulse_us
         from tinymcp.sensors import hcsr04
-        trig, echo = HCSR04_PINS
-        sonar = hcsr04.HCSR04(Pin(trig, Pin.OUT, value=0), Pin(echo, Pin.IN), time_pulse_us,
-                              wiring="TRIG GP%d, ECHO GP%d" % (trig, echo))
-        hcsr04.attach(server, sonar)
+        wiring = "TRIG GP%d, ECHO GP%d" % (HCSR04_TRIG, HCSR04_ECHO)
+        hcsr04.attach(server, hcsr04.HCSR04(Pin(HCSR04_TRIG, Pin.OUT, value=0),
+                                            Pin(HCSR04_ECHO, Pin.IN), time_pulse_us, wiring=wiring))
     if DHT_PIN is not None:
-        from dht import dht_readinto
-        from tinymcp.sensors import dhtxx
-        dhtxx.attach(server, dhtxx.DHT(Pin(DHT_PIN), DHT_KIND, dht_readinto,
-                                       wiring="DATA GP%d" % DHT_PIN))
+        from tinymcp.sensors import dhtxx   # it reads through MicroPython's dht module
+        dhtxx.attach(server, dhtxx.DHT(Pin(DHT_PIN), DHT_KIND, wiring="DATA GP%d" % DHT_PIN))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ from tinymcp.host.deploy import main
 from tinymcp.host.deploy.files import board_files
 
 DRIVERS = ("tinymcp/sensors/ds18b20.py", "tinymcp/sensors/hcsr04.py", "tinymcp/sensors/dhtxx.py")
-FITTED = {"ONEWIRE_PIN = None": "ONEWIRE_PIN = 22", "HCSR04_PINS = None": "HCSR04_PINS = (14, 15)",
+FITTED = {"ONEWIRE_PIN = None": "ONEWIRE_PIN = 22", "HCSR04_TRIG = None": "HCSR04_TRIG = 14",
+          "HCSR04_ECHO = None": "HCSR04_ECHO = 15",
           "DHT_PIN = None": "DHT_PIN = 2"}
 
 # onewire, dht and machine.time_pulse_us on the unix port: the simulated parts, beside the

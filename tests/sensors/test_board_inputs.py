@@ -68,8 +68,8 @@ def build(board, wiring=None):
         wiring = wiring or {}
         for key in wiring:
             setattr(module, key, wiring[key])
-        trig, echo = wiring.get("HCSR04_PINS") or (None, None)
-        standins = Standins(fake, trig, echo, wiring.get("DHT_PIN"))
+        standins = Standins(fake, wiring.get("HCSR04_TRIG"), wiring.get("HCSR04_ECHO"),
+                            wiring.get("DHT_PIN"))
         standins.install()
         try:
             return ready(module.build()), standins
@@ -88,7 +88,7 @@ def test_no_input_part_is_offered_until_the_wiring_names_its_pins():
 
 
 def test_the_pico_reads_each_input_part_on_the_pins_its_wiring_names():
-    s, parts = build("rpi_pico", {"ONEWIRE_PIN": 22, "HCSR04_PINS": (14, 15), "DHT_PIN": 2})
+    s, parts = build("rpi_pico", {"ONEWIRE_PIN": 22, "HCSR04_TRIG": 14, "HCSR04_ECHO": 15, "DHT_PIN": 2})
     assert [t for t in INPUT_TOOLS if t in tools(s)] == list(INPUT_TOOLS)
     assert parts.wired == {"onewire": 22}
     assert parts.fake.pins[14].level == 0      # TRIG driven low from the start
@@ -104,7 +104,7 @@ def test_the_pico_reads_each_input_part_on_the_pins_its_wiring_names():
 
 
 def test_the_esp32_names_its_gpios_in_the_advice():
-    s, parts = build("esp32", {"HCSR04_PINS": (5, 18), "DHT_PIN": 15, "DHT_KIND": "dht11"})
+    s, parts = build("esp32", {"HCSR04_TRIG": 5, "HCSR04_ECHO": 18, "DHT_PIN": 15, "DHT_KIND": "dht11"})
     assert "read_probes" not in tools(s)
     parts.sonar.present = False
     failed = call(s, "read_distance")

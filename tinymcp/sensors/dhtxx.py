@@ -6,8 +6,8 @@
 #   attach(server, sensor)        # read_dht
 #
 # The frame comes from dht_readinto(pin, buf), the port's C routine MicroPython's dht module
-# imports (esp, rp2, ...): taken from `dht` at the first read, never at module level, or given
-# (the simulated part, tinymcp/sensors/simparts_in.py). A read sooner than the part's interval
+# imports (esp, rp2, ...): taken from `dht` when the driver is made, never at module level, or
+# given (the simulated part, tinymcp/sensors/simparts_in.py). A read sooner than the part's interval
 # (DHT22 2 s, DHT11 1 s) answers the last good reading with its age instead of waking the part.
 from tinymcp.clock import ticks_diff, ticks_ms
 from tinymcp.sensors.common import SensorError, reading, typed
@@ -38,6 +38,9 @@ class DHT:
         self.kind = kind
         self.name = kind.upper()
         self.interval_ms = INTERVAL_MS[kind]
+        if readinto is None:   # on a board: the port's routine the dht module imports (its
+            import dht         # stubs leave that import out, hence getattr)
+            readinto = getattr(dht, "dht_readinto")
         self.readinto = readinto
         self.wiring = wiring     # where the board wired it, quoted in error messages
         self.clock = ticks_ms
@@ -66,13 +69,9 @@ class DHT:
         return {"celsius": self.celsius, "rh": self.rh, "age_ms": 0}
 
     def _frame(self):
-        readinto = self.readinto
-        if readinto is None:
-            from dht import dht_readinto as readinto
-            self.readinto = readinto
         buf = self._buf
         try:
-            readinto(self.pin, buf)
+            self.readinto(self.pin, buf)
         except OSError:
             raise SensorError("The " + self.name + " did not answer: check its DATA wire to "
                               "the pin" + self.hint() + ", the pull-up from DATA to VCC (4.7 to "
