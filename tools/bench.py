@@ -500,6 +500,7 @@ def heap(quick):
                                                                "probe=1"])
                 found[runner]["serving"] = probe(runner, tree, ["serving=boards.rpi_pico.main"])
             found[runner]["mdns"] = probe(runner, tree, ["mdns=boards.rpi_pico.main"])
+            found[runner]["inputs"] = probe(runner, tree, ["inputs=1"])
         found["romfs"], refused = romfs_heap(runners, mpy_tree, os.path.join(tmp, "romfs"), n)
         for runner in refused:
             found["notes"].append("%s: this build has no vfs.VfsRom, so the ROMFS rows come "
@@ -769,6 +770,16 @@ def rows_for(results):
                 add("held by the mDNS responder once announced (ports/mdns.py, network.json's TCP "
                     "mode only: its module, %d B answer, 512 B query buffer), boards/rpi_pico"
                     % mdns["mdns_packet"], mdns["held_mdns"], None, kib(mdns["held_mdns"]))
+            inputs = c[runner].get("inputs", {}).get("inputs", {})
+            for name, part in (("ds18b20", "DS18B20 (read_probes, 2 probes found)"),
+                               ("hcsr04", "HC-SR04 (read_distance)"),
+                               ("dhtxx", "DHT22 (read_dht, its last reading kept)")):
+                one = inputs.get(name)
+                if one:  # issue 31: only a board that wires the part pays it
+                    total = one["module"] + one["attach"] + one["read"]
+                    add("held where a board wires it, the %s driver: module %d B, attached %d B, "
+                        "after a first read %d B" % (part, one["module"], one["attach"],
+                                                     one["read"]), total, None, kib(total))
             add("held after a session (caches filled), sim board", sim["held_session"], None,
                 kib(sim["held_session"]))
             if "held_history" in sim:

@@ -180,3 +180,18 @@ def test_the_image_per_board_without_and_with_a_network_json(quick_run):
     assert not [f for f in pico["files"] if f.startswith(("ports/tcp", "ports/mqtt"))]
     assert pico["total"] < pico["modes"]["tcp"]["total"] < pico["modes"]["mqtt"]["total"]
     assert "image, boards/rpi_pico with a network.json for MQTT" in markdown
+
+
+def test_held_ram_per_input_driver(quick_run):
+    # Issue 31: what a board pays for the DS18B20, HC-SR04 and DHT drivers once it wires the part.
+    _stdout, markdown, raw = quick_run
+    c = raw["c"]
+    measured = [runner for runner in ("wasm", "unix") if runner in c]
+    assert measured, c["notes"]
+    for runner in measured:
+        inputs = c[runner]["inputs"]["inputs"]
+        for name in ("ds18b20", "hcsr04", "dhtxx"):
+            assert inputs[name]["module"] > 0 and inputs[name]["attach"] > 0, (runner, name)
+            assert 0 <= inputs[name]["read"] < 1024, (runner, name)
+    for part in ("DS18B20", "HC-SR04", "DHT22"):
+        assert "held where a board wires it, the %s" % part in markdown, part
