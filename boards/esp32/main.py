@@ -53,26 +53,11 @@ def build():
     if SHT3X_AT is not None:
         from tinymcp.sensors import sht3x
         sht3x.attach(server, sht3x.SHT3x(i2c, SHT3X_AT, wiring=WIRING))
-    _attach_inputs(server, Pin)
+    if ONEWIRE_PIN is not None or HCSR04_TRIG is not None or DHT_PIN is not None:
+        from tinymcp.sensors import inputparts   # loaded only when an input part is fitted
+        inputparts.attach(server, Pin, "GPIO", ONEWIRE_PIN, HCSR04_TRIG, HCSR04_ECHO, DHT_PIN,
+                          DHT_KIND)
     return server
-
-
-def _attach_inputs(server, Pin):
-    # The input parts the wiring above names; each driver is imported only when fitted.
-    if ONEWIRE_PIN is not None:
-        import onewire
-        from tinymcp.sensors import ds18b20
-        ds18b20.attach(server, ds18b20.DS18B20(onewire.OneWire(Pin(ONEWIRE_PIN)), wiring=(
-            "DATA GPIO%d, 4.7k pull-up to 3V3" % ONEWIRE_PIN)))
-    if HCSR04_TRIG is not None and HCSR04_ECHO is not None:
-        from machine import time_pulse_us
-        from tinymcp.sensors import hcsr04
-        wiring = "TRIG GPIO%d, ECHO GPIO%d" % (HCSR04_TRIG, HCSR04_ECHO)
-        hcsr04.attach(server, hcsr04.HCSR04(Pin(HCSR04_TRIG, Pin.OUT, value=0),
-                                            Pin(HCSR04_ECHO, Pin.IN), time_pulse_us, wiring=wiring))
-    if DHT_PIN is not None:
-        from tinymcp.sensors import dhtxx   # it reads through MicroPython's dht module
-        dhtxx.attach(server, dhtxx.DHT(Pin(DHT_PIN), DHT_KIND, wiring="DATA GPIO%d" % DHT_PIN))
 
 
 def boot_button():
