@@ -137,6 +137,26 @@ def test_read_probes_is_a_long_tool_that_leaves_the_board_answering():
     assert got["units"] == {"celsius": "Cel"} and "isError" not in answer
 
 
+def test_calls_that_overlap_share_one_conversion():
+    s, _, found = board(21.0, 22.0, resolution=9)
+    assert s.handle(frame("tools/call", {"name": "read_probes", "arguments": {}}, 11)) is None
+    s.session.work.step(s)   # the first call's search and conversion
+    assert s.handle(frame("tools/call", {"name": "read_probes", "arguments": {}}, 12)) is None
+    answers = {}
+    for _ in range(500):
+        if not s.session.work.live:
+            break
+        s.session.work.step(s)
+        for msg in notifications(s):
+            answers[msg.get("id")] = msg["result"]["structuredContent"]["probes"]
+        sleep_ms(5)
+    for msg in notifications(s):
+        answers[msg.get("id")] = msg["result"]["structuredContent"]["probes"]
+    assert sorted(p["celsius"] for p in answers[11]) == [21.0, 22.0]
+    assert answers[12] == answers[11]
+    assert [p.conversions for p in found] == [1, 1]
+
+
 def test_read_probes_as_a_task_ends_with_the_readings():
     s, _, _ = board(30.0, resolution=9)
     created = result(s, "tools/call", {"name": "read_probes", "arguments": {}, "task": {}}, 3)

@@ -66,6 +66,7 @@ class DS18B20:
         self.conversion_ms = CONVERSION_MS[resolution - 9]
         self.wiring = wiring   # where the board wired it, quoted in error messages
         self.roms = []         # bytes of each probe the last search found
+        self.started = None    # when the last conversion began
         self._rom = bytearray(8)
         self._scratch = bytearray(9)
 
@@ -125,7 +126,12 @@ class DS18B20:
 
     def convert(self):
         # Every probe starts its conversion at once (SKIP ROM, CONVERT T): -> ms to wait. At less
-        # than 12 bits the resolution is written first: a probe forgets it at power-up.
+        # than 12 bits the resolution is written first: a probe forgets it at power-up. A
+        # conversion still running (another call's) is waited for, not started again.
+        if self.started is not None:
+            running = ticks_diff(ticks_ms(), self.started)
+            if running < self.conversion_ms:
+                return self.conversion_ms - running
         ow = self.ow
         if self.resolution != 12:
             self._reset()
@@ -137,6 +143,7 @@ class DS18B20:
         self._reset()
         ow.writebyte(_SKIP_ROM)
         ow.writebyte(_CONVERT_T)
+        self.started = ticks_ms()
         return self.conversion_ms
 
     def celsius(self, rom):
