@@ -108,7 +108,7 @@ def attach(server, sensor, name="distance"):
                  "sound (20 degC unless given).",
                  inputs={"celsius?": number("Air temperature in degrees Celsius", -40, 85)},
                  outputs=typed({"cm": number("Distance in centimetres", MIN_CM, MAX_CM)}, units),
-                 title="Read distance", read_only=True, idempotent=False, open_world=False)
+                 title="Read distance", read_only=True, idempotent=True, open_world=False)
     def read_tool(celsius=None):
         return reading(sensor.read(celsius), units)
 
