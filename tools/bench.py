@@ -501,6 +501,7 @@ def heap(quick):
                 found[runner]["serving"] = probe(runner, tree, ["serving=boards.rpi_pico.main"])
             found[runner]["mdns"] = probe(runner, tree, ["mdns=boards.rpi_pico.main"])
             found[runner]["drivers"] = probe(runner, tree, ["drivers=1"])
+            found[runner]["inputs"] = probe(runner, tree, ["inputs=1"])
         found["romfs"], refused = romfs_heap(runners, mpy_tree, os.path.join(tmp, "romfs"), n)
         for runner in refused:
             found["notes"].append("%s: this build has no vfs.VfsRom, so the ROMFS rows come "
@@ -774,6 +775,16 @@ def rows_for(results):
                 add("held by a driver once attached (module, tools, buffers; a board that does "
                     "not fit the part holds none of it): %s, tinymcp/sensors/%s.py" % (what, key),
                     held_bytes, None, kib(held_bytes))
+            inputs = c[runner].get("inputs", {}).get("inputs", {})
+            for name, part in (("ds18b20", "DS18B20 (read_probes, 2 probes found)"),
+                               ("hcsr04", "HC-SR04 (read_distance)"),
+                               ("dhtxx", "DHT22 (read_dht, its last reading kept)")):
+                one = inputs.get(name)
+                if one:  # issue 31: only a board that wires the part pays it
+                    total = one["module"] + one["attach"] + one["read"]
+                    add("held where a board wires it, the %s driver: module %d B, attached %d B, "
+                        "after a first read %d B" % (part, one["module"], one["attach"],
+                                                     one["read"]), total, None, kib(total))
             add("held after a session (caches filled), sim board", sim["held_session"], None,
                 kib(sim["held_session"]))
             if "held_history" in sim:

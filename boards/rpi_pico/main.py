@@ -23,6 +23,11 @@ SSD1306_HEIGHT = 64         # 32 for a 128x32 one
 NEOPIXEL = None             # (GPIO, pixels) of a WS2812 strip's DIN, e.g. (22, 8): GP22 (pin 29)
 SERVO_PINS = ()             # GPIOs set_servo may drive, e.g. (17,): GP17 (pin 22)
 SERVO_PULSE_US = (500, 2500)  # the pulse at 0 and at 180 degrees, 50 Hz
+ONEWIRE_PIN = None          # DS18B20 probes' DATA GPIO (4.7k pull-up to 3V3), e.g. 22
+HCSR04_TRIG = None          # HC-SR04 TRIG GPIO, e.g. 14
+HCSR04_ECHO = None          # its ECHO GPIO, e.g. 15 (a 5 V output: via a 1k/2k divider)
+DHT_PIN = None              # a DHT22's (or DHT11's) DATA GPIO, e.g. 2
+DHT_KIND = "dht22"          # or "dht11"
 
 
 def build():
@@ -61,6 +66,10 @@ def build():
     if servos:
         from tinymcp.sensors import servo
         servo.attach(server, servo.Servos(servos, SERVO_PULSE_US))
+    if ONEWIRE_PIN is not None or HCSR04_TRIG is not None or DHT_PIN is not None:
+        from tinymcp.sensors import inputparts   # loaded only when an input part is fitted
+        inputparts.attach(server, Pin, "GP", ONEWIRE_PIN, HCSR04_TRIG, HCSR04_ECHO, DHT_PIN,
+                          DHT_KIND)
     return server
 
 

@@ -76,7 +76,8 @@ def build(world=None, bench=None):
     if bench:  # boards/sim/simbench.py
         instructions += " Its I2C bus has a BME280 and an SHT3x."
         instructions += (" Outputs: an SSD1306 display (show_text; display://frame shows it), "
-                         "an 8-pixel LED strip (set_pixels) and servos on GPIO 17 and 18.")
+                         "an 8-pixel LED strip (set_pixels) and servos on GPIO 17 and 18. "
+                         "Inputs: DS18B20 probes, an HC-SR04 and a DHT22.")
     # Who it is, for a bridge that finds boards by identity: --id ID or $TINYMCP_SIM_ID.
     server = Server("tinymcp-sim", "0.1.0", title="tinymcp simulated board",
                     instructions=instructions,

@@ -1,7 +1,9 @@
 # The sim board's optional bench (boards/sim/main.py's --bench, TINYMCP_SIM_BENCH=1): a BME280
 # and an SHT3x on a simulated I2C bus with its scan, the allow-listed GPIO/PWM pins, humidity and
 # pressure in the history, and clear_history behind a confirmation step. The output parts too
-# (_attach_outputs): an SSD1306 panel on the bus, an 8-pixel WS2812 strip, a servo.
+# (_attach_outputs): an SSD1306 panel on the bus, an 8-pixel WS2812 strip, a servo; and the input
+# parts (_attach_inputs): two DS18B20 probes on one wire, an HC-SR04 and a DHT22
+# (tinymcp/sensors/simparts_in.py).
 
 
 def attach(server, world, readings):
@@ -17,6 +19,36 @@ def attach(server, world, readings):
     readings.track("pressure", lambda: world.bme280.read()["hpa"], "hPa")
     _clear_history(server, readings)
     _attach_outputs(server, world)
+    _attach_inputs(server, world)
+
+
+def _attach_inputs(server, world):
+    # The input parts, simulated at the level a board's driver meets them: bits on the one-wire
+    # bus, a trigger and an echo pulse, the DHT's 5-byte frame.
+    import math
+
+    from tinymcp.clock import ticks_diff, ticks_ms
+    from tinymcp.sensors import dhtxx, ds18b20, hcsr04, simparts_in
+    start = ticks_ms()
+
+    def tank():   # a probe in a tank of water that warms slowly, and one outside the window
+        return 18.0 + 3.0 * math.sin(ticks_diff(ticks_ms(), start) / 600000.0)
+
+    world.onewire = simparts_in.OneWireBus(
+        simparts_in.DS18B20Probe(0x0000A1B2C3D4, tank),
+        simparts_in.DS18B20Probe(0x0000A1B2C3E5, lambda: world.celsius() - 9.5))
+    ds18b20.attach(server, ds18b20.DS18B20(world.onewire, wiring="simulated: DATA GP22"))
+
+    def door():   # something that moves to and fro between 40 and 160 cm
+        return 100.0 + 60.0 * math.sin(ticks_diff(ticks_ms(), start) / 20000.0)
+
+    world.sonar = simparts_in.HCSR04Part(door, world.celsius)
+    hcsr04.attach(server, hcsr04.HCSR04(world.sonar.trig, world.sonar.echo,
+                                        world.sonar.time_pulse_us, celsius=world.celsius,
+                                        wiring="simulated: TRIG GP14, ECHO GP15"))
+    world.dht = simparts_in.DHTPart("dht22", world.air)
+    dhtxx.attach(server, dhtxx.DHT(world.dht.pin, "dht22", world.dht.readinto,
+                                   wiring="simulated: DATA GP2"))
 
 
 def _clear_history(server, readings):

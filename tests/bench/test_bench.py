@@ -192,3 +192,16 @@ def test_each_output_driver_s_held_ram_is_reported(quick_run):
     assert found["ssd1306"] > found["servo"] + 1024 / 2   # its 1 KiB frame at least shows
     for key in ("ssd1306", "ws2812", "servo"):
         assert [r for r in rows(markdown) if "tinymcp/sensors/%s.py" % key in r[1]], key
+def test_held_ram_per_input_driver(quick_run):
+    # Issue 31: what a board pays for the DS18B20, HC-SR04 and DHT drivers once it wires the part.
+    _stdout, markdown, raw = quick_run
+    c = raw["c"]
+    measured = [runner for runner in ("wasm", "unix") if runner in c]
+    assert measured, c["notes"]
+    for runner in measured:
+        inputs = c[runner]["inputs"]["inputs"]
+        for name in ("ds18b20", "hcsr04", "dhtxx"):
+            assert inputs[name]["module"] > 0 and inputs[name]["attach"] > 0, (runner, name)
+            assert 0 <= inputs[name]["read"] < 1024, (runner, name)
+    for part in ("DS18B20", "HC-SR04", "DHT22"):
+        assert "held where a board wires it, the %s" % part in markdown, part

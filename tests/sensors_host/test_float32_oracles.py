@@ -77,3 +77,24 @@ def test_the_humidity_tolerance_holds_in_float32():
             board = simchips.humidity_float(F32(adc_h), F32(tf), single(sensor.h))
             board = board.v if isinstance(board, F32) else board  # clamped: a plain float
             assert abs(sensor.humidity(adc_h, tf) / 1024 - board) < shared.RH_WITHIN
+
+
+def test_the_hcsr04_speed_of_sound_arithmetic_holds_in_float32(monkeypatch):
+    # hcsr04.echo_cm run with every step in float32 (sqrtf is correctly rounded: the double's
+    # root rounded once) stays within 0.01 cm of the double result over the whole range and the
+    # air temperatures a board meets, far inside the module's 0.3 cm resolution; and the shared
+    # test's tolerance against the simulated module holds on such a board.
+    import math
+
+    from tinymcp.sensors import hcsr04
+    from tinymcp.sensors.simparts_in import HCSR04Part
+    double = {(us, t): hcsr04.echo_cm(us, t) for us in range(116, 30000, 97)
+              for t in (-20.0, -5.5, 0.0, 20.0, 31.7, 50.0)}
+    monkeypatch.setattr(hcsr04, "sqrt", lambda x: F32(math.sqrt(x.v)))
+    for (us, t), exact in double.items():
+        board = hcsr04.echo_cm(F32(us), F32(t))
+        assert isinstance(board, F32) and abs(board.v - exact) < 0.01, (us, t)
+    for t in (-10.0, 20.0, 35.0):
+        for cm in (2.5, 123.4, 399.0):
+            width = HCSR04Part(lambda: cm, lambda: t).echo_us()
+            assert abs(hcsr04.echo_cm(F32(width), F32(t)).v - cm) <= 0.3, (t, cm)

@@ -174,5 +174,38 @@ def test_bench_outputs_through_the_sdk(runtime):
             assert time.monotonic() - start > 0.5   # not before the lease was out
             assert state["strip"] == [[0, 0, 0]] * 8, state
             assert state["servos"]["17"]["angle"] is None, state
+def test_the_input_parts_through_the_bridge_with_the_bench_on():
+    # issue 31: tinymcp-bridge --sim with TINYMCP_SIM_BENCH=1 lists and calls read_probes (a long
+    # tool: the two DS18B20 probes convert for 750 ms on the board), read_distance and read_dht.
+    from tests.bridge.conftest import bridge_script, clean_env
+
+    async def session():
+        params = StdioServerParameters(command=bridge_script(), args=["--sim"], cwd=REPO,
+                                       env=clean_env(TINYMCP_SIM_BENCH="1"))
+        async with Client(params, mode="auto") as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            for name in ("read_probes", "read_distance", "read_dht"):
+                assert name in tools, name
+                assert tools[name].annotations.read_only_hint is True
+            assert tools["read_probes"].execution.task_support == "optional"
+            with anyio.fail_after(30):
+                probes = await client.call_tool("read_probes", {})
+            assert not probes.is_error, probes.content
+            found = probes.structured_content["probes"]
+            assert sorted(p["rom"] for p in found) == ["28d4c3b2a10000a1", "28e5c3b2a100007b"]
+            assert all(-10 < p["celsius"] < 30 and p["celsius"] != 85.0 for p in found)
+            distance = await client.call_tool("read_distance", {})
+            assert not distance.is_error, distance.content
+            assert 39 < distance.structured_content["cm"] < 161
+            assert distance.structured_content["units"] == {"cm": "cm"}
+            dht = await client.call_tool("read_dht", {})
+            assert not dht.is_error, dht.content
+            assert 15 < dht.structured_content["celsius"] < 30
+            assert 35 < dht.structured_content["rh"] < 55
+            again = await client.call_tool("read_dht", {})   # within the DHT22's 2 s
+            assert again.structured_content["celsius"] == dht.structured_content["celsius"]
+            assert again.structured_content["age_ms"] >= 0
+            bad = await client.call_tool("read_distance", {"celsius": "warm"})
+            assert bad.is_error
 
     anyio.run(session)

@@ -12,6 +12,8 @@
 #   probe mdns=MODULE             held by the mDNS responder (ports/mdns.py) of the board built,
 #                                 announced (over socket_standin.py: nothing is sent), beyond
 #                                 what serving over TCP holds (ports/tcp.py imported)
+#   probe inputs=1                held per input driver a board fits (DS18B20, HC-SR04, DHT):
+#                                 its module, its driver attached, after a first read
 #   ... romfs=IMAGE               import everything from a ROMFS image mounted with vfs.VfsRom
 #   probe drivers=1               held by each driver of DRIVERS once attached to a built server
 #                                 over stand-in parts: its module, its tools, its buffers
@@ -30,7 +32,7 @@ import json
 import sys
 
 opts = {"board": "ref_board", "n": "100", "modules": "", "session": "", "romfs": "", "probe": "",
-        "serving": "", "mdns": "", "drivers": ""}
+        "serving": "", "mdns": "", "drivers": "", "inputs": ""}
 for arg in sys.argv[1:]:
     key, _, value = arg.partition("=")
     opts[key] = value
@@ -679,9 +681,59 @@ def driver_costs():
     out["drivers"] = costs
 
 
+def input_costs():
+    # Issue 31: what each input driver holds on a board that wires its part: the module imported,
+    # the driver made and attached (its tool's record and schemas), then after a first read (the
+    # probes' ROMs, the DHT's last reading). The simulated part, the server and what every driver
+    # shares (common, schema, tasks for read_probes) are made before each baseline: a board has
+    # the real part in C and the rest anyway.
+    from tinymcp import Server
+    from tinymcp.sensors import common, simparts_in  # noqa: F401
+    import tinymcp.schema  # noqa: F401
+    import tinymcp.tasks  # noqa: F401
+    import tinymcp.tasktools  # noqa: F401
+    found = {}
+    for name in ("ds18b20", "hcsr04", "dhtxx"):
+        server = Server("probe", "1")
+        server.handle(INIT)
+        server.handle(INITIALIZED)
+        if name == "ds18b20":
+            part = simparts_in.OneWireBus(simparts_in.DS18B20Probe(0xA1, lambda: 21.5),
+                                          simparts_in.DS18B20Probe(0xA2, lambda: 19.0))
+        elif name == "hcsr04":
+            part = simparts_in.HCSR04Part(lambda: 80.0)
+        else:
+            part = simparts_in.DHTPart("dht22", lambda: {"celsius": 21.5, "rh": 45.0})
+        base = yield from held()
+        module = __import__("tinymcp.sensors." + name, None, None, ("attach",))
+        imported = yield from held()
+        if name == "ds18b20":
+            driver = module.DS18B20(part, wiring="DATA GP22, 4.7k pull-up to 3V3")
+        elif name == "hcsr04":
+            driver = module.HCSR04(part.trig, part.echo, part.time_pulse_us,
+                                   wiring="TRIG GP14, ECHO GP15")
+        else:
+            driver = module.DHT(part.pin, "dht22", part.readinto, wiring="DATA GP2")
+        module.attach(server, driver)
+        attached = yield from held()
+        if name == "ds18b20":  # the search and a conversion, without its wait: what stays
+            driver.scan()
+            driver.convert()
+            driver.collect()
+        else:
+            driver.read()
+        read = yield from held()
+        found[name] = {"module": imported - base, "attach": attached - imported,
+                       "read": read - attached}
+        del server, driver, module, part
+    out["inputs"] = found
+
+
 def main():
     if opts["drivers"]:
         yield from driver_costs()
+    elif opts["inputs"]:
+        yield from input_costs()
     elif opts["mdns"]:
         out["board"] = opts["mdns"]
         yield from mdns_costs(opts["mdns"])
