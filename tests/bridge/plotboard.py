@@ -49,6 +49,13 @@ def build():
     def hostile_picture(kind):
         return [{"type": "image", "data": HOSTILE[kind].encode(), "mimeType": "image/svg+xml"}]
 
+    @server.tool("plot_as_task", "The huge picture, drawn after a step, as a task may",
+                 read_only=True, task="optional")
+    def plot_as_task():
+        yield 0.5
+        return [{"type": "image", "data": HOSTILE["huge"].encode(),
+                 "mimeType": "image/svg+xml"}, {"type": "text", "text": "drawn later"}]
+
     return server
 
 

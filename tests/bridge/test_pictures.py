@@ -6,7 +6,6 @@ import asyncio
 import base64
 import io
 import json
-import os
 import subprocess
 import sys
 
@@ -75,7 +74,7 @@ def test_the_threat_is_real_resvg_itself_draws_a_file_an_svg_names(tmp_path):
     svg = plotboard.HOSTILE["file"].replace(plotboard.RED, str(red))
     png = resvg_py.svg_to_bytes(svg_string=svg)
     assert Image.open(io.BytesIO(bytes(png))).getpixel((20, 20))[:3] == RED
-    with pytest.raises(pictures.Refused, match="outside the picture"):
+    with pytest.raises(pictures.NotDrawn, match="outside the picture"):
         pictures.screen(svg.encode())
 
 
@@ -116,7 +115,7 @@ def test_a_huge_picture_is_drawn_into_the_bridges_box():
     ("<svg xmlns='http://www.w3.org/2000/svg' width='0' height='4'/>", "its width is '0'"),
 ])
 def test_what_the_screen_refuses(svg, why):
-    with pytest.raises(pictures.Refused, match=why.replace("(", r"\(")):
+    with pytest.raises(pictures.NotDrawn, match=why.replace("(", r"\(")):
         pictures.screen(svg.encode())
 
 
@@ -152,12 +151,12 @@ def test_switched_off_the_svg_passes_with_what_it_says(monkeypatch):
 
 def test_without_the_renderer_installed_the_svg_passes_with_the_extra_named(tmp_path,
                                                                             monkeypatch):
-    # resvg_py unimportable for the child the bridge starts (a module of that name that fails).
+    # resvg_py unimportable for the renderer the bridge starts (a module of that name that
+    # fails to import, first on the bridge's path).
     shadow = tmp_path / "resvg_py"
     shadow.mkdir()
     (shadow / "__init__.py").write_text("raise ImportError('not installed (the test)')\n")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
-        [str(tmp_path)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    monkeypatch.syspath_prepend(str(tmp_path))   # the child imports from the bridge's path
     reply = plot_content()
     del reply["result"]["content"][1]
     content = shown(reply)

@@ -44,8 +44,8 @@ _OUTSIDE = re.compile(r"url\(\s*(?!['\"]?\s*#)|@import", re.I)   # what reaches 
 _LENGTH = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(px)?\s*$")
 
 
-class Refused(Exception):
-    # An SVG the bridge does not render; the message says why, for the log and the summary.
+class NotDrawn(Exception):
+    # An SVG the bridge does not draw as PNG; the message says why, for the log and the summary.
     pass
 
 
@@ -58,38 +58,38 @@ class Picture:
 
 
 def screen(data):
-    # An SVG's bytes -> a Picture; raises Refused. Parsed by expat with no DTD allowed (so no
+    # An SVG's bytes -> a Picture; raises NotDrawn. Parsed by expat with no DTD allowed (so no
     # entity expands) and every element, attribute and style checked against what a plot uses.
     from xml.parsers import expat   # the bridge's stdio path never needs it
     if len(data) > MAX_SVG:
-        raise Refused("it is larger than %d KiB" % (MAX_SVG // 1024))
+        raise NotDrawn("it is larger than %d KiB" % (MAX_SVG // 1024))
     picture = Picture()
     stack = []
     count = [0]
     parser = expat.ParserCreate(namespace_separator=" ")
 
     def refuse(*_args):
-        raise Refused("it declares a DTD or entities")
+        raise NotDrawn("it declares a DTD or entities")
 
     def instruction(target, _data):
-        raise Refused("it has a <?%s?> instruction" % target[:40])
+        raise NotDrawn("it has a <?%s?> instruction" % target[:40])
 
     def start(name, attrs):
         ns, _, local = name.rpartition(" ")
         for key, value in attrs.items():
             if key.rpartition(" ")[2] == "href" and not value.startswith("#"):
-                raise Refused("it refers to %r outside the picture" % value[:80])
+                raise NotDrawn("it refers to %r outside the picture" % value[:80])
             if _OUTSIDE.search(value):
-                raise Refused("its %s refers to something outside the picture"
+                raise NotDrawn("its %s refers to something outside the picture"
                               % key.rpartition(" ")[2][:40])
         count[0] += 1
         if ns not in ("", SVG_NS) or local not in ELEMENTS:
-            raise Refused("it has a <%s> element, which the bridge does not draw" % local[:40])
+            raise NotDrawn("it has a <%s> element, which the bridge does not draw" % local[:40])
         if count[0] > MAX_ELEMENTS or len(stack) >= MAX_DEPTH:
-            raise Refused("it has more than %d elements or is nested deeper than %d"
+            raise NotDrawn("it has more than %d elements or is nested deeper than %d"
                           % (MAX_ELEMENTS, MAX_DEPTH))
         if not stack and local != "svg":
-            raise Refused("its root is not <svg>")
+            raise NotDrawn("its root is not <svg>")
         if not stack:
             picture.width, picture.height = _size(attrs)
         stack.append([local, []])
@@ -106,7 +106,7 @@ def screen(data):
         if not stack:
             return
         if stack[-1][0] == "style" and _OUTSIDE.search(text):
-            raise Refused("its style sheet refers to something outside the picture")
+            raise NotDrawn("its style sheet refers to something outside the picture")
         if stack[-1][0] in ("title", "text", "tspan", "textPath") and len(stack[-1][1]) < 64:
             stack[-1][1].append(text)
 
@@ -119,9 +119,9 @@ def screen(data):
     try:
         parser.Parse(data, True)
     except expat.ExpatError as e:
-        raise Refused("it is not well-formed XML (%s)" % e) from None
+        raise NotDrawn("it is not well-formed XML (%s)" % e) from None
     if picture.width is None:
-        raise Refused("it has no <svg> element")
+        raise NotDrawn("it has no <svg> element")
     return picture
 
 
@@ -135,9 +135,9 @@ def _size(attrs):
         try:
             size = float(found.group(1)) if found else float(box[2 + i]) if len(box) == 4 else 100.0
         except ValueError:
-            raise Refused("its viewBox is not four numbers") from None
+            raise NotDrawn("its viewBox is not four numbers") from None
         if not 0 < size < 1e9:
-            raise Refused("its %s is %r" % (key, attrs.get(key) or box[2 + i]))
+            raise NotDrawn("its %s is %r" % (key, attrs.get(key) or box[2 + i]))
         sizes.append(size)
     width, height = sizes
     scale = min(1.0, MAX_SIDE / width, MAX_SIDE / height, (MAX_PIXELS / (width * height)) ** 0.5)
@@ -171,33 +171,35 @@ def renderer():
 
 def _render_now(svg, width, height):
     # In a worker thread: the child draws svg into a width x height box -> PNG bytes; raises
-    # Refused. The child is killed at RENDER_TIMEOUT (subprocess.run kills it).
+    # NotDrawn. The child is killed at RENDER_TIMEOUT (subprocess.run kills it).
     import subprocess   # here and asyncio in render(): the child starts without them
+    # The child imports what this process would: its sys.path (a bundle's lib/, a checkout).
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     try:
         done = subprocess.run(
             [sys.executable, "-m", "tinymcp.host.bridge.pictures", str(width), str(height)],
             input=svg, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=RENDER_TIMEOUT,
-            creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0))
+            env=env, creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0))
     except subprocess.TimeoutExpired:
-        raise Refused("drawing it took longer than %g s" % RENDER_TIMEOUT) from None
+        raise NotDrawn("drawing it took longer than %g s" % RENDER_TIMEOUT) from None
     except OSError as e:
-        raise Refused("the renderer could not start (%s)" % e) from None
+        raise NotDrawn("the renderer could not start (%s)" % e) from None
     if done.returncode == NO_RENDERER:
         if not _missing:
             _missing.append("the bridge renders SVG as PNG with its plots extra: " + EXTRA)
-        raise Refused(_missing[0])
+        raise NotDrawn(_missing[0])
     why = done.stderr.decode("utf-8", "replace").strip().splitlines()
     png = done.stdout
     if done.returncode != 0:
-        raise Refused("the renderer failed (%s)" % (why[-1][:200] if why else
+        raise NotDrawn("the renderer failed (%s)" % (why[-1][:200] if why else
                                                   "status %s" % done.returncode))
     if not png.startswith(b"\x89PNG\r\n\x1a\n") or len(png) > MAX_PNG:
-        raise Refused("the renderer's PNG is not one the bridge passes on")
+        raise NotDrawn("the renderer's PNG is not one the bridge passes on")
     return png
 
 
 async def render(svg, picture):
-    # The SVG as PNG bytes, drawn off the event loop, RENDERS at once; raises Refused.
+    # The SVG as PNG bytes, drawn off the event loop, RENDERS at once; raises NotDrawn.
     import asyncio
     loop = asyncio.get_running_loop()
     slots = _slots.get(loop)
@@ -207,7 +209,7 @@ async def render(svg, picture):
     try:
         await asyncio.wait_for(slots.acquire(), RENDER_TIMEOUT)
     except asyncio.TimeoutError:
-        raise Refused("the bridge was busy drawing other pictures") from None
+        raise NotDrawn("the bridge was busy drawing other pictures") from None
     try:
         return await loop.run_in_executor(None, _render_now, svg, picture.width, picture.height)
     finally:
@@ -243,11 +245,11 @@ async def for_hosts(reply, board="board"):
             picture = screen(svg)
             why = renderer()
             if why is not None:
-                raise Refused(why)
+                raise NotDrawn(why)
             if n >= MAX_PER_RESULT:
-                raise Refused("a tool result gets at most %d pictures drawn" % MAX_PER_RESULT)
+                raise NotDrawn("a tool result gets at most %d pictures drawn" % MAX_PER_RESULT)
             png = await render(svg, picture)
-        except Refused as e:
+        except NotDrawn as e:
             log.info("board %s's SVG image passes as SVG: %s", board, e)
             notes.append(_summary(picture, str(e)))
             continue
@@ -267,13 +269,13 @@ def _svg_bytes(data):
         data = bytes(data)
     elif type(data) is str:
         if len(data) > (MAX_SVG + 2) // 3 * 4 + 4:
-            raise Refused("it is larger than %d KiB" % (MAX_SVG // 1024))
+            raise NotDrawn("it is larger than %d KiB" % (MAX_SVG // 1024))
         try:
             data = base64.b64decode(data, validate=True)
         except (binascii.Error, ValueError):
-            raise Refused("its data is not base64") from None
+            raise NotDrawn("its data is not base64") from None
     else:
-        raise Refused("it carries no data")
+        raise NotDrawn("it carries no data")
     return data
 
 
