@@ -10,7 +10,6 @@ from mcp import Client, StdioServerParameters
 
 from tests.bridge.conftest import REPO, bridge_script, clean_env
 from tests.bridge.picture_check import TEXT, check_plot_png
-from tests.bridge.plotboard import HOSTILE
 from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
 
 PLOTBOARD = os.path.join(REPO, "tests", "bridge", "plotboard.py")
