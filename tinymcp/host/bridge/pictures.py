@@ -117,8 +117,11 @@ def screen(data):
     parser.EndElementHandler = end
     parser.CharacterDataHandler = chars
     try:
+        data.decode("utf-8")   # what the renderer reads it as
         parser.Parse(data, True)
-    except expat.ExpatError as e:
+    except UnicodeDecodeError:
+        raise NotDrawn("it is not UTF-8 text") from None
+    except (expat.ExpatError, LookupError) as e:   # LookupError: an encoding expat lacks
         raise NotDrawn("it is not well-formed XML (%s)" % e) from None
     if picture.width is None:
         raise NotDrawn("it has no <svg> element")
@@ -252,6 +255,10 @@ async def for_hosts(reply, board="board"):
         except NotDrawn as e:
             log.info("board %s's SVG image passes as SVG: %s", board, e)
             notes.append(_summary(picture, str(e)))
+            continue
+        except Exception as e:   # a fault of ours must cost the picture, never the call
+            log.warning("board %s's SVG image passes as SVG: drawing it failed: %r", board, e)
+            notes.append(_summary(picture, "the bridge could not draw it (%s)" % e))
             continue
         shown = {"type": "image", "data": base64.b64encode(png).decode("ascii"),
                  "mimeType": PNG}
