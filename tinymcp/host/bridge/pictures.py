@@ -310,9 +310,11 @@ def _summary(picture, why):
 def _child(argv):
     # Draws the SVG on stdin into a WIDTH x HEIGHT box (its aspect kept), the PNG to stdout.
     try:
-        import resource   # POSIX: a bound on what a hostile picture may make it take
+        # POSIX: a bound on the memory a hostile picture may make it take. RLIMIT_DATA counts
+        # what it allocates, not the system fonts resvg maps from their files.
+        import resource
         limit = 2 << 30
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
     except (ImportError, ValueError, OSError, AttributeError):
         pass
     try:
