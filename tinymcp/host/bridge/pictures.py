@@ -7,8 +7,8 @@
 #
 # A board's SVG is not trusted: it is screened here first (bounded size, sides and elements, no
 # DTD, no href or url() but to its own #ids, none of the elements that load or reference files),
-# the child is rendered into a box of at most MAX_SIDE px a side, and it is killed at
-# RENDER_TIMEOUT. resvg holds the GIL while it draws: a thread would stall the event loop.
+# then drawn into a box of at most MAX_SIDE px a side by a child killed at RENDER_TIMEOUT. A
+# child, not a thread: resvg holds the GIL while it draws, which would stall the event loop.
 import base64
 import binascii
 import logging
@@ -33,6 +33,7 @@ RENDER_TIMEOUT = 10.0   # seconds a render may take, its process's start include
 RENDERS = 2             # renders at once, each its own process
 MAX_LABELS = 300        # characters of the picture's own text quoted in the summary
 NO_RENDERER = 3         # the child's exit status when resvg_py is not installed
+MISSING = "the bridge renders SVG as PNG with its plots extra: " + EXTRA
 # What a plot is drawn with. Left out: image (reads files), use (references, and nested uses
 # multiply), filter, pattern, mask, foreignObject, script, switch, a.
 ELEMENTS = frozenset((
@@ -167,8 +168,8 @@ def renderer():
     except (ImportError, ValueError):
         found = False
     if not found:
-        _missing.append("the bridge renders SVG as PNG with its plots extra: " + EXTRA)
-        return _missing[0]
+        _missing.append(MISSING)
+        return MISSING
     return None
 
 
@@ -187,10 +188,10 @@ def _render_now(svg, width, height):
         raise NotDrawn("drawing it took longer than %g s" % RENDER_TIMEOUT) from None
     except OSError as e:
         raise NotDrawn("the renderer could not start (%s)" % e) from None
-    if done.returncode == NO_RENDERER:
+    if done.returncode == NO_RENDERER:   # find_spec found it, yet it does not import
         if not _missing:
-            _missing.append("the bridge renders SVG as PNG with its plots extra: " + EXTRA)
-        raise NotDrawn(_missing[0])
+            _missing.append(MISSING)
+        raise NotDrawn(MISSING)
     why = done.stderr.decode("utf-8", "replace").strip().splitlines()
     png = done.stdout
     if done.returncode != 0:
