@@ -48,8 +48,8 @@ def register(server, history):
                 title="Set alert", read_only=False, destructive=False, idempotent=True,
                 open_world=False)(history.later("tinymcp.historytools.set_alert"))
 
-    server.tool("plot_history", "A line plot of a sampled quantity over a window, as an SVG "
-                "image.", inputs={"quantity": which, "seconds?": window},
+    server.tool("plot_history", "A plot of a sampled quantity over a window, with min, max, "
+                "mean, last.", inputs={"quantity": which, "seconds?": window},
                 title="Plot history", read_only=True, open_world=False)(
         history.later("tinymcp.historytools.plot_history"))
 
@@ -76,11 +76,19 @@ def set_alert(server, history, _q, args):
 
 
 def plot_history(server, history, _q, args):
+    # The plot, and the same window in one line of text for hosts that show no images (and
+    # for models that take no SVG): min, max, mean, last, unit.
     q = _quantity(history, args["quantity"])
-    svg = _svg(history, q, args.get("seconds"))
-    if svg is None:
+    seconds = args.get("seconds")
+    stats = window(history, q, seconds)
+    if not stats["count"]:
         return "no samples of " + q.name + " yet"
-    return [{"type": "image", "data": svg.encode(), "mimeType": "image/svg+xml"}]
+    text = "%s, %d samples over %d s%s: min %s, max %s, mean %s, last %s %s" % (
+        q.name, stats["count"], (stats["last_ms"] - stats["first_ms"]) // 1000,
+        " (the last %d s asked)" % seconds if seconds else "", _number(stats["min"]),
+        _number(stats["max"]), _number(stats["mean"]), _number(stats["latest"]), q.unit)
+    return [{"type": "image", "data": _svg(history, q, stats, seconds).encode(),
+             "mimeType": "image/svg+xml"}, {"type": "text", "text": text}]
 
 
 def alerts(server, history, _q=None, _args=None):
@@ -155,11 +163,9 @@ def window(history, quantity, seconds=None):
     return result
 
 
-def _svg(history, quantity, seconds=None, width=480, height=200, points=120):
-    # A line plot of the window as SVG text, at most `points` points (every k-th sample).
-    stats = window(history, quantity, seconds)
-    if not stats["count"]:
-        return None
+def _svg(history, quantity, stats, seconds, width=480, height=200, points=120):
+    # A line plot of the window (stats: window()'s, some samples) as SVG text, at most
+    # `points` points (every k-th sample).
     since = stats["now_ms"] - seconds * 1000 if seconds else None
     t0, t1 = stats["first_ms"], stats["last_ms"]
     low, high = stats["min"], stats["max"]

@@ -161,7 +161,7 @@ def test_alerts_outlive_the_session_while_the_board_runs():
 
 
 def test_a_plot_is_an_svg_image():
-    server = board([20.0 + i % 3 for i in range(10)], depth=16)
+    server = board([20.0 + i % 3 for i in range(13)], depth=16)
     initialize(server)
     empty = result(server, "tools/call", {"name": "plot_history",
                                           "arguments": {"quantity": "temperature"}})
@@ -174,6 +174,17 @@ def test_a_plot_is_an_svg_image():
     from binascii import a2b_base64
     svg = a2b_base64(block["data"].encode()).decode()  # bytes: a str is refused by some ports
     assert svg.startswith("<svg") and svg.endswith("</svg>") and "polyline" in svg
+    # Beside it, the window in a line of text for hosts that show no images.
+    values = [20.0 + i % 3 for i in range(10)]
+    text = plot["content"][1]
+    assert text["type"] == "text" and len(plot["content"]) == 2
+    assert text["text"] == ("temperature, 10 samples over 9 s: min 20, max 22, mean %.6g, "
+                            "last 20 Cel" % mean32(values)), text
+    run(server, 3)   # now 13 s: the last 2 s asked hold the samples of 11 and 12 s (22, 20)
+    windowed = result(server, "tools/call", {"name": "plot_history", "arguments": {
+        "quantity": "temperature", "seconds": 2}})["content"][1]["text"]
+    assert windowed == ("temperature, 2 samples over 1 s (the last 2 s asked): min 20, "
+                        "max 22, mean 21, last 20 Cel"), windowed
 
 
 def test_a_failing_sensor_skips_samples_and_unknown_quantities_are_refused():

@@ -8,6 +8,8 @@ import shutil
 import sys
 import tempfile
 
+from tinymcp.host.bridge.pictures import EXTRA
+
 ARROW_OUT = "\u2192"
 ARROW_IN = "\u2190"
 
@@ -74,6 +76,8 @@ def shown_content(item, tool):
         fd, path = tempfile.mkstemp(prefix="tinymcp-demo-%s-" % (tool or "image"), suffix=ext)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        if mime == "image/svg+xml":   # what the bridge passes when it draws no PNG
+            mime += " (most hosts' models see no SVG: the bridge draws PNG with %s)" % EXTRA
         return "%s, %.1f KB: %s" % (mime or "image", len(data) / 1024, path)
     return item.get("type")
 

@@ -11,6 +11,7 @@ from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, LEVELS, METHOD_NOT
                               OWNER_ENDED, OWNER_META)
 from tinymcp.tasks import RELATED   # _meta naming the task a board's request is for
 
+from tinymcp.host.bridge import pictures
 from tinymcp.host.bridge.routes import (KINDS, OFFERS, Catalog, Routes, slug,
                                         surface_instructions)
 from tinymcp.host.bridge.events import TOOL as WAIT_TOOL, BridgeEvents
@@ -289,6 +290,8 @@ class Router:
             return forward   # refused: the reply
         reply = self.routes.outward_reply(board, method,
                                           await self._forward(board, method, forward, call))
+        if method == "tools/call":   # a board's SVG pictures as PNG (pictures.py)
+            return await pictures.for_hosts(reply, board.name)
         return self.events.listed(method, params, reply) if method in LISTS else reply
 
     def read_only(self, params):
@@ -415,6 +418,8 @@ class Router:
             self._task_gone(tid)   # the board has forgotten it (its ttl ran out)
         elif method in ("tasks/result", "tasks/cancel") and error is None:
             self._task_over(tid)
+        if method == "tasks/result":   # a task's tool result: its pictures as a call's are
+            reply = await pictures.for_hosts(reply, board.name)
         return reply
 
     def _task_over(self, tid):
