@@ -113,6 +113,7 @@ class Router:
         self.boards = []
         self.routes = Routes(self.boards, several, compact)
         self.tokens = {}          # bridge progress token -> (board, host call, host's token)
+        self._drawing = set()     # routed calls' answers whose SVG pictures are being drawn
         self.levels = {}          # host -> the level it asked for (an index in LEVELS)
         self.level = None         # the level the boards are set to (None: never asked)
         self.subs = {}            # label -> the board's own URIs subscribed there: replayed after
@@ -354,11 +355,26 @@ class Router:
             except Exception as e:   # a bug costs this call, never the host's session
                 log.exception("answering %s", method)
                 reply = err(INTERNAL_ERROR, "Internal error in the bridge: %s" % e)
-            then(reply)
+            if pictures.svg_items(reply):   # its SVG drawn first (pictures.py), off this turn
+                self._draw_then(reply, board.name, then)
+            else:
+                then(reply)
         if type(p) is not dict:   # the board's answer (or the deadline) answers the host in
             p.then = ended        # that turn of the loop, not the next
         future.add_done_callback(ended)
         return future
+
+    def _draw_then(self, reply, board_name, then):
+        # A routed call's answer holding SVG pictures -> then(the answer as hosts get it), once
+        # drawn; the board's own answer if drawing ends any other way.
+        drawing = asyncio.ensure_future(pictures.for_hosts(reply, board_name))
+        self._drawing.add(drawing)
+
+        def drawn(done):
+            self._drawing.discard(done)
+            ok = not done.cancelled() and done.exception() is None
+            then(done.result() if ok else reply)
+        drawing.add_done_callback(drawn)
 
     def _begin(self, board, method, params, call):
         # -> (the board's Pending, or the error that refused it at once; the bridge's progress
