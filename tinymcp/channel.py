@@ -1,10 +1,11 @@
 # The board's one message loop, for every transport, and the byte stream's adapter in front of
-# it. An adapter reads its transport and hands the loop each whole message with the key of the
-# client that sent it: a byte stream's lines (Lines, below: JSON, or CBOR link frames) come from
-# one client, MQTT's topics from one per client id (ports/mqtt.py Topics). The loop finds or makes
-# that client's Session, dispatches the message in it, and the answer leaves through the link the
-# adapter gave that session. The loop owns the idle time too: long tools stepped, idle hooks run,
-# subscribed resources watched.
+# it with its line framer (here, not in framing.py: Server.handle() and MQTT, which load
+# framing.py's output buffer, never read lines). An adapter reads its transport and hands the
+# loop each whole message with the key of the client that sent it: a byte stream's lines (Lines,
+# below: JSON, or CBOR link frames) come from one client, MQTT's topics from one per client id
+# (ports/mqtt.py Topics). The loop finds or makes that client's Session, dispatches the message
+# in it, and the answer leaves through the link the adapter gave that session. The loop owns the
+# idle time too: long tools stepped, idle hooks run, subscribed resources watched.
 #
 # An adapter has:
 #   read(channel, timeout_ms) -> None, or why serving ends ("eof", "interrupt"): waits at most
@@ -23,9 +24,16 @@ from tinymcp import framing, once
 from tinymcp.clock import ticks_ms, ticks_diff
 from tinymcp.jsonrpc import JsonLink, loads
 from tinymcp.protocol import (INVALID_REQUEST, PARSE_ERROR, INTERNAL_ERROR, REASON,
-                              FRAME_TOO_LONG)
+                              FRAME_TOO_LONG, const)
 from tinymcp.revision import HANDSHAKE
 from tinymcp.server import describe
+
+
+# What LineFramer.feed() found (its .event).
+NOTHING = const(0)    # no complete frame yet (or a blank line)
+FRAME = const(1)      # frame() holds one whole line
+OVERSIZE = const(2)   # a line over the limit ended; its bytes were discarded as they came
+INTERRUPT = const(3)  # a raw 0x03 byte: never valid inside JSON, means "give the REPL back"
 
 
 class Channel:
@@ -152,6 +160,75 @@ class Channel:
         return live
 
 
+class LineFramer:
+    # A frame that arrives whole within one read is handed on as a view of the stream's own
+    # buffer (no copy); one that spans reads is gathered into the line buffer, up to max_frame.
+    max_frame = 4096
+
+    def __init__(self, max_frame=None):
+        if max_frame:
+            self.max_frame = max_frame
+        self.buf = bytearray(self.max_frame)
+        self.view = memoryview(self.buf)
+        self.fill = 0
+        self.dropping = False
+        self.event = NOTHING
+        self._frame = None        # where the last frame lies: (view, start, end)
+        self._start = 0
+        self._stop = 0
+        self._source = None       # the stream buffer last fed, and one view of it made once
+        self._source_view = None
+
+    def feed(self, data, pos, end):
+        # Consume data[pos:end] up to and including the first newline; return the new
+        # position and leave the outcome in self.event.
+        self.event = NOTHING
+        newline = data.find(b"\n", pos, end)
+        stop = end if newline < 0 else newline
+        if data.find(b"\x03", pos, stop) >= 0:
+            self.event = INTERRUPT
+            return end
+        if data is not self._source:
+            self._source = data
+            self._source_view = memoryview(data)
+        count = stop - pos
+        if newline >= 0 and not self.fill and not self.dropping:
+            if count > self.max_frame:
+                self.event = OVERSIZE
+            else:
+                self._found(self._source_view, data, pos, stop)  # whole: no copy
+            return newline + 1
+        if count and not self.dropping:
+            if self.fill + count > self.max_frame:
+                self.dropping = True  # keep nothing of it; resume at the next newline
+                self.fill = 0
+            else:
+                self.view[self.fill:self.fill + count] = self._source_view[pos:stop]
+                self.fill += count
+        if newline < 0:
+            return end
+        if self.dropping:
+            self.dropping = False
+            self.event = OVERSIZE
+        else:
+            self._found(self.view, self.buf, 0, self.fill)
+        self.fill = 0
+        return newline + 1
+
+    def _found(self, view, data, start, stop):
+        while stop > start and data[stop - 1] in b"\r \t":
+            stop -= 1
+        if stop > start:
+            self._frame = view
+            self._start = start
+            self._stop = stop
+            self.event = FRAME
+
+    def frame(self):
+        # The last frame, valid until the next feed() (a view of a buffer that is reused).
+        return self._frame[self._start:self._stop]
+
+
 class Lines:
     # A byte stream in front of the loop: its lines are the frames of one client, each JSON or,
     # once the client sends one, a CBOR link frame (tinymcp/cborlink.py); a frame is answered
@@ -160,7 +237,7 @@ class Lines:
 
     def __init__(self, stream, max_frame=None):
         self.stream = stream
-        self.framer = framing.LineFramer(max_frame)
+        self.framer = LineFramer(max_frame)
         self.json = JsonLink(framing.Out(stream.write))
         self.pos = 0
         self.end = 0
@@ -185,14 +262,14 @@ class Lines:
             while self.pos < self.end and channel.stopped is None:
                 self.pos = framer.feed(buf, self.pos, self.end)
                 event = framer.event
-                if event == framing.FRAME:
+                if event == FRAME:
                     channel.deliver(None, framer.frame())
-                elif event == framing.OVERSIZE:
+                elif event == OVERSIZE:
                     limit = framer.max_frame
                     self.json.error(None, INVALID_REQUEST, "Invalid Request: frame longer than "
                                     + str(limit) + " bytes, discarded",
                                     {REASON: FRAME_TOO_LONG, "limit": limit})
-                elif event == framing.INTERRUPT:
+                elif event == INTERRUPT:
                     return "interrupt"
             if not framer.fill or channel.stopped is not None:
                 return None

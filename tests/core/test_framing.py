@@ -1,6 +1,6 @@
 # Newline framing: bounded buffer, oversize frames dropped as they stream, 0x03 interrupts.
-from tinymcp import framing
-from tinymcp.framing import LineFramer
+from tinymcp import channel as framing
+from tinymcp.channel import LineFramer
 
 
 def collect(framer, chunks):
