@@ -14,7 +14,11 @@ class Direct:
 
     def __init__(self, server):
         self.server = server
-        self.link = JsonLink(Out(self._write))  # what handle() answers through
+        # What handle() answers through. 384 B buffers, not the serve loop's 512: each answer is
+        # copied out whole anyway, so a smaller one only sends a longer answer in more pieces
+        # (joined once) or makes its text mirror a str; the benchmark boards' answers fit, and a
+        # session driven through handle() holds 256 B less (docs/ram.md, "Cuts (session 9)").
+        self.link = JsonLink(Out(self._write, 384))
         self.outbox = self                      # everything else: into server.outbox
         self.answer = None
 
