@@ -2,8 +2,12 @@
 # JSON frame in, its encoded answer out) and the outbox that keeps what the server sends
 # meanwhile. A board's serve loop (tinymcp/channel.py) never loads it.
 from tinymcp.framing import Out
-from tinymcp.jsonrpc import JsonLink, loads
-from tinymcp.protocol import PARSE_ERROR
+from tinymcp.jsonrpc import JsonLink, const, loads
+
+# Private copies of tinymcp/protocol.py's names, so a board's core never loads protocol.py (its
+# dict, its names): a number is folded by mpy-cross (no RAM), a str or tuple a private global
+# (const() of those fails on older firmware); tests/test_protocol_copies.py checks each.
+_PARSE_ERROR = const(-32700)
 
 
 class Direct:
@@ -21,6 +25,7 @@ class Direct:
         self.link = JsonLink(Out(self._write, 384))
         self.outbox = self                      # everything else: into server.outbox
         self.answer = None
+        self.parts = []  # the pieces of the outbox's message being written
 
     def handle(self, frame):
         if self.server.session is None:  # the first frame: a session of handle()'s own
@@ -29,7 +34,7 @@ class Direct:
         try:
             msg = loads(frame)
         except Exception:  # ValueError or UnicodeError, by runtime
-            self.link.error(None, PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
+            self.link.error(None, _PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
         else:
             self.server.answer(msg, self.link)
         answer = self.answer
@@ -47,24 +52,33 @@ class Direct:
         try:
             self.link.send(msg)
         finally:
-            self.keeping = False
+            self._kept()
 
     def result(self, rid, result):
         self.keeping = True
         try:
             self.link.result(rid, result)
         finally:
-            self.keeping = False
+            self._kept()
 
     def error(self, rid, code, message, data=None):
         self.keeping = True
         try:
             self.link.error(rid, code, message, data)
         finally:
-            self.keeping = False
+            self._kept()
+
+    def _kept(self):
+        # One outbox entry per message, however many pieces the Out sent it in (a message longer
+        # than its buffer leaves in full-buffer chunks).
+        self.keeping = False
+        parts = self.parts
+        if parts:
+            self.server.outbox.append(parts[0] if len(parts) == 1 else b"".join(parts))
+            del parts[:]
 
     def _write(self, data, n):
-        (self.server.outbox if self.keeping else self.answer).append(_copy(data, n))
+        (self.parts if self.keeping else self.answer).append(_copy(data, n))
 
 
 def _copy(data, n):
