@@ -1,8 +1,11 @@
 # This checkout's wheel, built once per test run (`python -m build --wheel`, as the README says)
 # for every pytest-xdist worker: the first worker to ask builds it under a file lock in the run's
 # shared temporary folder, the others wait for it and reuse it. tests/test_wheel.py installs it;
-# tests/bundle packs it (tools/bundle.py --wheel). Two builds were 68 s of CPU in each run.
+# tests/bundle packs it (tools/bundle.py --wheel): one build a run where there were two (the
+# bundle's own pip wheel was about 6 s of CPU).
+import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 
@@ -15,7 +18,6 @@ CONSTRAINTS = os.path.join(REPO, ".ci", "constraints.txt")
 
 def _bundle_tool():
     # tools/bundle.py's copy_sources: one list of what the distribution is made of.
-    import importlib.util
     spec = importlib.util.spec_from_file_location("tinymcp_bundle_tool",
                                                   os.path.join(REPO, "tools", "bundle.py"))
     module = importlib.util.module_from_spec(spec)
@@ -40,7 +42,6 @@ def wheel_once(tmp_path_factory):
             return found[0]
         src = here / "src"
         if src.exists():   # a build that failed before, in another worker: start again
-            import shutil
             shutil.rmtree(str(here))
         _bundle_tool().copy_sources(str(src))
         done = subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir",
