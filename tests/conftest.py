@@ -9,6 +9,7 @@ import tempfile
 
 import pytest
 
+from tests import cpu_report
 from tinymcp.host.bridge.pins import PINS_ENV
 
 _FOLDER = tempfile.mkdtemp(prefix="tinymcp-test-pins-")
@@ -27,3 +28,21 @@ def own_pins(monkeypatch):
 
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(_FOLDER, ignore_errors=True)
+
+
+# TINYMCP_TEST_CPU=FILE: the CPU each test burns, summed per module at the end (tests/cpu_report.py).
+_METER = cpu_report.Meter() if cpu_report.measuring() else None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    if _METER is None:
+        yield
+        return
+    yield from _METER.around(item)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if _METER is not None and not hasattr(config, "workerinput"):
+        for line in cpu_report.summary(os.environ[cpu_report.ENV]):
+            terminalreporter.write_line(line)

@@ -5,7 +5,6 @@
 import asyncio
 import json
 import os
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -14,15 +13,14 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.board_process import MICROPYTHON, REPO
+from tests.built_wheel import CONSTRAINTS, wheel_once
 from tests.deploy.conftest import make_board, tree  # noqa: F401  (make_board: a fake board)
 from tinymcp.host.deploy import main as deploy
 
 pytest.importorskip("build", reason="needs build: pip install build")
-# One worker for the module under pytest-xdist (./run test): one wheel build, one venv.
+# One worker for the module under pytest-xdist (./run test): one venv.
 pytestmark = pytest.mark.xdist_group("wheel")
 
-SOURCES = ("setup.py", "setup.cfg", "pyproject.toml", "README.md", "tinymcp", "ports", "boards")
-CONSTRAINTS = os.path.join(REPO, ".ci", "constraints.txt")
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}
 READ = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
@@ -51,21 +49,9 @@ def outside_env(bin_dir):
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
-    # Built from a copy of what the distribution is made of: no build/ left in the checkout.
-    base = tmp_path_factory.mktemp("wheel")
-    src = base / "src"
-    src.mkdir()
-    skip = shutil.ignore_patterns("__pycache__", "*.mpy", "*.egg-info")
-    for name in SOURCES:
-        path = os.path.join(REPO, name)
-        if os.path.isdir(path):
-            shutil.copytree(path, src / name, ignore=skip)
-        else:
-            shutil.copy(path, src / name)
-    run([sys.executable, "-m", "build", "--wheel", "--outdir", str(base / "dist"), str(src)],
-        base, dict(os.environ, PIP_CONSTRAINT=CONSTRAINTS))
-    (found,) = (base / "dist").glob("tinymcp_hw-*.whl")
-    return found
+    # Built once per run from a copy of what the distribution is made of (tests/built_wheel.py:
+    # the bundle's tests pack the same wheel), no build/ left in the checkout.
+    return wheel_once(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

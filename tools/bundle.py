@@ -1,5 +1,6 @@
 # The bridge as an MCP Bundle for Claude Desktop, and its MCP Registry entry:
-#   python tools/bundle.py [--out DIR]     (default dist/)
+#   python tools/bundle.py [--out DIR] [--wheel FILE]     (default dist/; FILE: a wheel of this
+#                                                          checkout already built, else built here)
 # writes DIR/tinymcp-bridge-VERSION.mcpb and DIR/server.json. The bundle holds manifest.json (the
 # MCPB 0.3 manifest: the board and its token asked of the user, an entry per OS), the bridge
 # (this checkout's wheel) and its dependencies (pure-Python wheels from PyPI, unpacked into
@@ -84,9 +85,8 @@ def registry_name(url):
     return "io.github.%s/%s" % (owner, repo)
 
 
-def wheels(into):
-    # -> the wheels of the bridge and of DEPENDENCIES, each pure Python (py3-none-any).
-    src = os.path.join(into, "src")
+def copy_sources(src):
+    # What the wheel is built from, copied into src (a new folder): no build/ left in the checkout.
     os.makedirs(src)
     for name in SOURCES:
         path = os.path.join(REPO, name)
@@ -95,9 +95,20 @@ def wheels(into):
                             ignore=shutil.ignore_patterns("__pycache__", "*.mpy", "*.egg-info"))
         else:
             shutil.copy(path, os.path.join(src, name))
+
+
+def wheels(into, wheel=None):
+    # -> the wheels of the bridge (wheel, or one built here) and of DEPENDENCIES, each pure
+    # Python (py3-none-any).
     out = os.path.join(into, "wheels")
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
-    run(pip + ["wheel", "-q", "--no-deps", "-c", CONSTRAINTS, "-w", out, src])
+    if wheel:
+        os.makedirs(out)
+        shutil.copy(wheel, out)
+    else:
+        src = os.path.join(into, "src")
+        copy_sources(src)
+        run(pip + ["wheel", "-q", "--no-deps", "-c", CONSTRAINTS, "-w", out, src])
     run(pip + ["download", "-q", "--no-deps", "--only-binary=:all:", "-c", CONSTRAINTS, "-d", out]
         + list(DEPENDENCIES))
     found = sorted(os.path.join(out, n) for n in os.listdir(out) if n.endswith(".whl"))
@@ -320,16 +331,16 @@ def _inside(kind, data, x, y):
     return (x - ax - t * dx) ** 2 + (y - ay - t * dy) ** 2 <= width * width
 
 
-def build(out):
-    # -> (the .mcpb written, server.json written).
+def build(out, wheel=None):
+    # -> (the .mcpb written, server.json written); wheel: this checkout's, when already built.
     meta = metadata()
     name = "tinymcp-bridge-%s.mcpb" % meta["version"]
     with tempfile.TemporaryDirectory() as work:
         stage = os.path.join(work, "bundle")
         lib = os.path.join(stage, "server", "lib")
         os.makedirs(lib)
-        for wheel in wheels(work):
-            unpack(wheel, lib)
+        for found in wheels(work, wheel):
+            unpack(found, lib)
         with open(os.path.join(stage, "server", "main.py"), "w", encoding="utf-8") as f:
             f.write(LAUNCHER)
         shutil.copy(os.path.join(REPO, "LICENSE"), os.path.join(stage, "LICENSE"))
@@ -360,8 +371,17 @@ def main(argv=None):
                                      "and its MCP Registry server.json.")
     parser.add_argument("--out", default=os.path.join(REPO, "dist"),
                         help="the folder to write them into (default dist/)")
+    parser.add_argument("--wheel", metavar="FILE",
+                        help="a wheel of this checkout already built (python -m build --wheel), "
+                             "used as it is rather than built again")
     args = parser.parse_args(argv)
-    bundle, entry = build(os.path.abspath(args.out))
+    wheel = os.path.abspath(args.wheel) if args.wheel else None
+    if wheel and not re.match(r"tinymcp_hw-.*-py3-none-any\.whl$", os.path.basename(wheel)):
+        parser.error("--wheel %s: not a wheel of %s (tinymcp_hw-VERSION-py3-none-any.whl)"
+                     % (args.wheel, DISTRIBUTION))
+    if wheel and not os.path.isfile(wheel):
+        parser.error("--wheel %s: no such file" % args.wheel)
+    bundle, entry = build(os.path.abspath(args.out), wheel)
     print("bundle: wrote %s and %s" % (bundle, entry))
     return 0
 

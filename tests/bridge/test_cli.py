@@ -12,6 +12,26 @@ import serial
 
 from tests.bridge.conftest import BRIDGE, REPO, TESTBOARD, clean_env
 from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
+from tests.windows_shim import windows_paths_run_by
+
+
+# Under the Windows shim (tests/windows_shim), these take every Windows path this module's tests
+# take: the port checks and their one-line refusals, stdin read in a thread (ids, garbage, a file
+# piped in, its end), the board on pipes with a timeout, progress and a restart, the demo; the
+# tests left out differ from them only in the protocol's rules or what is printed. Tests marked
+# @windows_covered run once, as on POSIX: under the shim they would take no path the tests named
+# below do not.
+windows_covered = windows_paths_run_by(
+    "test_bad_arguments_and_ports_exit_2_with_one_line",
+    "test_busy_port_exits_2_and_says_so",
+    "test_list_ports_exits_0",
+    "test_stdio_ids_come_back_exactly",
+    "test_timeout_answers_the_host_and_cancels_on_the_board",
+    "test_progress_reaches_the_host_with_its_own_token",
+    "test_sim_board_that_dies_is_restarted",
+    "test_stdin_closed_is_a_clean_end_and_the_board_goes_with_the_bridge",
+    "test_demo_narrates_a_session_and_ends_cleanly",
+    "test_requests_piped_from_a_file_are_all_answered")
 
 
 def run(*args, timeout=30):
@@ -49,6 +69,7 @@ def test_busy_port_exits_2_and_says_so():
         os.close(master)
 
 
+@windows_covered
 def test_busy_http_port_exits_2():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -83,6 +104,7 @@ def test_stdio_ids_come_back_exactly(line_client):
     assert client.noise == []
 
 
+@windows_covered
 def test_requests_before_initialize_and_unknown_probe(line_client):
     client = line_client("--sim")
     reply = client.request("server/discover", {})
@@ -113,6 +135,7 @@ def test_progress_reaches_the_host_with_its_own_token(line_client):
         client.notes.clear()
 
 
+@windows_covered
 def test_logging_levels_filter_board_messages(line_client):
     client = line_client("--sim", TESTBOARD)
     client.initialize()
@@ -126,6 +149,7 @@ def test_logging_levels_filter_board_messages(line_client):
     assert client.request("logging/setLevel", {"level": "loud"})["error"]["code"] == -32602
 
 
+@windows_covered
 def test_list_changed_from_the_board_reaches_the_host(line_client):
     # A tool added at run time is served when the user accepts changes (pins, issue 26).
     client = line_client("--sim", TESTBOARD, "--trust-changes")
@@ -138,6 +162,7 @@ def test_list_changed_from_the_board_reaches_the_host(line_client):
     assert client.call("extra")["result"]["structuredContent"] == {"extra": True}
 
 
+@windows_covered
 def test_host_cancellation_reaches_the_board(line_client):
     client = line_client("--sim", TESTBOARD)
     client.initialize()
@@ -224,6 +249,7 @@ def test_requests_piped_from_a_file_are_all_answered(tmp_path):
     assert "volts" in replies[1]["result"]["structuredContent"]
 
 
+@windows_covered
 def test_an_older_host_gets_only_the_fields_its_version_defines(line_client):
     client = line_client("--sim")
     init = client.request("initialize", {"protocolVersion": "2025-03-26", "capabilities": {}})
@@ -240,6 +266,7 @@ def test_an_older_host_gets_only_the_fields_its_version_defines(line_client):
     assert all("title" not in r for r in resources)
 
 
+@windows_covered
 def test_a_2024_host_gets_no_annotations(line_client):
     client = line_client("--sim")
     client.request("initialize", {"protocolVersion": "2024-11-05", "capabilities": {}})
@@ -248,6 +275,7 @@ def test_a_2024_host_gets_no_annotations(line_client):
     assert tools and all("annotations" not in t for t in tools)
 
 
+@windows_covered
 def test_the_demo_shows_a_board_folder_by_its_absolute_path(tmp_path):
     # What a terminal shows to paste into a host's config works from any folder, as --install's.
     from tinymcp.host.deploy.starter import main_py

@@ -11,7 +11,19 @@ import pytest
 from tests.bridge.conftest import TESTBOARD
 from tests.hostile.conftest import HttpHost
 from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
+from tests.windows_shim import windows_paths_run_by
 from tinymcp.protocol import STATELESS, VERSIONS
+
+
+# Under the Windows shim (tests/windows_shim), these three take every Windows path this module's
+# tests take: stdin read in a thread, the board on pipes, a batch in and its array out, a board's
+# request to the host and its answer back, the HTTP front and its GET stream; the tests differ
+# otherwise only in the protocol's rules. Tests marked @windows_covered run once, as on POSIX:
+# under the shim they would take no path the tests named below do not.
+windows_covered = windows_paths_run_by(
+    "test_stdio_2025_03_26_a_batch_gets_one_array_of_the_answers_of_its_requests",
+    "test_stdio_a_declared_url_mode_reaches_the_host",
+    "test_http_2025_03_26_a_batched_call_asks_its_host_on_the_get_stream")
 
 BATCHES = "2025-03-26"
 P = "io.modelcontextprotocol/"
@@ -75,6 +87,7 @@ def test_stdio_2025_03_26_a_batch_gets_one_array_of_the_answers_of_its_requests(
     assert client.noise == []
 
 
+@windows_covered
 def test_stdio_2025_03_26_a_batch_of_notifications_only_gets_nothing(stdio):
     # JSON-RPC 2.0: "If there are no Response objects contained within the Response array as it
     # is to be sent to the client, the server MUST NOT return an empty Array and should return
@@ -84,6 +97,7 @@ def test_stdio_2025_03_26_a_batch_of_notifications_only_gets_nothing(stdio):
     assert frame(client, ping(7)) == {"jsonrpc": "2.0", "id": 7, "result": {}}   # the next line
 
 
+@windows_covered
 def test_stdio_2025_03_26_an_empty_batch_and_each_bad_entry_get_invalid_request(stdio):
     # JSON-RPC 2.0: "If the batch rpc call itself fails to be recognized as an valid JSON or as
     # an Array with at least one value, the response from the Server MUST be a single Response
@@ -96,6 +110,7 @@ def test_stdio_2025_03_26_an_empty_batch_and_each_bad_entry_get_invalid_request(
         ("4", 0), ("9", -32600), ("None", -32600)]
 
 
+@windows_covered
 def test_stdio_2025_03_26_initialize_is_refused_inside_a_batch(stdio):
     # 2025-03-26 lifecycle: "The initialize request MUST NOT be part of a JSON-RPC batch".
     client = stdio()
@@ -106,6 +121,7 @@ def test_stdio_2025_03_26_initialize_is_refused_inside_a_batch(stdio):
     assert by_id(frame(client, [ping(8)]))[8]["result"] == {}   # still 2025-03-26
 
 
+@windows_covered
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-06-18", "2025-11-25", None])
 def test_stdio_every_other_revision_refuses_a_batch_with_one_invalid_request(stdio, line_client,
                                                                              version):
@@ -116,6 +132,7 @@ def test_stdio_every_other_revision_refuses_a_batch_with_one_invalid_request(std
     assert refused["error"]["code"] == -32600 and BATCHES in refused["error"]["message"]
 
 
+@windows_covered
 def test_stdio_2026_07_28_refuses_a_batch_with_invalid_request(line_client):
     client = line_client("--sim", TESTBOARD)
     meta = {P + "protocolVersion": STATELESS, P + "clientCapabilities": {}}
@@ -142,6 +159,7 @@ def http_host(http_bridge):
     return start
 
 
+@windows_covered
 def test_http_2025_03_26_a_batch_post_is_answered_with_an_array(http_host):
     host = http_host(BATCHES)
     response, messages = host.post([ping(2), call(3, "read_temperature"), note()])
@@ -155,6 +173,7 @@ def test_http_2025_03_26_a_batch_post_is_answered_with_an_array(http_host):
     assert response.status_code == 400 and messages[0]["error"]["code"] == -32600
 
 
+@windows_covered
 def test_http_2025_03_26_initialize_inside_a_batch_is_refused(http_host):
     host = http_host(BATCHES)
     response, messages = host.post([{"jsonrpc": "2.0", "id": 5, "method": "initialize",
@@ -163,6 +182,7 @@ def test_http_2025_03_26_initialize_inside_a_batch_is_refused(http_host):
     assert answers[5]["error"]["code"] == -32600 and answers[6]["result"] == {}
 
 
+@windows_covered
 def test_http_other_revisions_refuse_a_batch_with_invalid_request_never_a_validation_dump(
         http_host):
     host = http_host("2025-11-25")
@@ -181,6 +201,7 @@ def test_http_other_revisions_refuse_a_batch_with_invalid_request_never_a_valida
 #    server has chosen not to support), it MUST respond with `400 Bad Request` and an
 #    `UnsupportedProtocolVersionError` listing its supported versions." ------------------------
 
+@windows_covered
 def test_http_an_unsupported_protocol_version_header_is_unsupported_protocol_version_error(
         http_bridge):
     url, _bridge = http_bridge(board=TESTBOARD)
@@ -210,6 +231,7 @@ def elicit(client, rid, mode):
         before.append(msg)
 
 
+@windows_covered
 @pytest.mark.parametrize("declared, mode", [({}, "url"), ({"url": {}}, "form")])
 def test_stdio_a_mode_the_host_lacks_is_refused_to_the_board_and_never_reaches_it(
         stdio, declared, mode):
@@ -233,6 +255,7 @@ def test_stdio_a_declared_url_mode_reaches_the_host(stdio):
     assert answer["result"]["structuredContent"] == {"answer": {"action": "accept"}}
 
 
+@windows_covered
 def test_stdio_2026_07_28_a_mode_the_host_lacks_is_a_missing_capability(line_client):
     # 2026-07-28 client/elicitation: the same MUST NOT; the request fails with
     # MissingRequiredClientCapability (-32021) naming what is missing.
@@ -249,6 +272,7 @@ def test_stdio_2026_07_28_a_mode_the_host_lacks_is_a_missing_capability(line_cli
     assert list(asked["inputRequests"].values())[0]["params"]["mode"] == "url"
 
 
+@windows_covered
 def test_http_a_mode_the_host_lacks_is_refused_to_the_board_and_never_reaches_it(http_bridge):
     url, _bridge = http_bridge(board=TESTBOARD)
     host = HttpHost(url, {"elicitation": {}})

@@ -7,6 +7,18 @@ from mcp import Client, StdioServerParameters
 
 from tests.bridge.conftest import REPO, TESTBOARD, Updates, bridge_script, clean_env
 from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
+from tests.windows_shim import windows_paths_run_by
+
+
+# Under the Windows shim (tests/windows_shim), the SDK client's sessions on stdio and HTTP named
+# below, and a board's request to the host on both fronts in test_musts.py, take the Windows paths
+# a sampling request takes. Tests marked @windows_covered run once, as on POSIX: under the shim
+# they would take no path the tests named below do not.
+windows_covered = windows_paths_run_by(
+    "test_sdk_client_over_stdio",
+    "test_sdk_client_over_http",
+    "tests/bridge/test_musts.py::test_stdio_a_declared_url_mode_reaches_the_host",
+    "tests/bridge/test_musts.py::test_http_2025_03_26_a_batched_call_asks_its_host_on_the_get_stream")
 
 CONTRACT_TOOLS = {"read_temperature": {}, "read_adc": {"channel": 1}, "set_led": {"on": True}}
 
@@ -52,6 +64,7 @@ def test_sdk_client_over_http(http_bridge):
     assert "Traceback" not in bridge.stderr(), bridge.stderr()
 
 
+@windows_covered
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_sampling_request_from_the_board_reaches_the_host(transport, http_bridge):
     # The board asks the host's model through the bridge; the answer goes back to the board.

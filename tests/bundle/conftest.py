@@ -7,6 +7,7 @@ import zipfile
 
 import pytest
 
+from tests.built_wheel import wheel_once
 from tests.needs import missing
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -19,10 +20,11 @@ NODE_PREFIX = os.environ.get("TINYMCP_NODE_PREFIX") or os.path.join(REPO, "node_
 @pytest.fixture(scope="session")
 def built(tmp_path_factory):
     # -> (the .mcpb, server.json, the bundle unpacked), built from this checkout.
+    # The wheel in it is the run's one (tests/built_wheel.py), as test_wheel.py installs it.
     out = tmp_path_factory.mktemp("dist")
     done = subprocess.run([sys.executable, os.path.join(REPO, "tools", "bundle.py"), "--out",
-                           str(out)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          timeout=600)
+                           str(out), "--wheel", str(wheel_once(tmp_path_factory))],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
     assert done.returncode == 0, done.stdout.decode()[-3000:]
     (bundle,) = out.glob("tinymcp-bridge-*.mcpb")
     unpacked = tmp_path_factory.mktemp("unpacked")

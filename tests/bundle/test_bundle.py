@@ -87,3 +87,16 @@ def test_the_launcher_maps_the_board_setting_to_the_bridge_options(built):
     assert done.stdout.decode().strip() == str([
         ["--sim"], ["--port", "COM3"], ["--port", "auto"], ["--port", "socket://10.0.0.7:8765"],
         ["--port", "auto"]])
+
+
+@pytest.mark.parametrize("given, said", [("nothere/tinymcp_hw-0.1.0-py3-none-any.whl",
+                                           "no such file"),
+                                          ("setup.cfg", "not a wheel of tinymcp-hw")])
+def test_a_wheel_given_that_is_not_this_projects_is_refused_before_any_work(given, said,
+                                                                             tmp_path):
+    done = subprocess.run([sys.executable, os.path.join(REPO, "tools", "bundle.py"), "--out",
+                           str(tmp_path / "out"), "--wheel", given], cwd=REPO,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    assert done.returncode == 2 and done.stdout == b""
+    assert said in done.stderr.decode().strip().splitlines()[-1], done.stderr.decode()
+    assert not (tmp_path / "out").exists()

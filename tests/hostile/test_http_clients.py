@@ -12,6 +12,16 @@ from tests.bridge.conftest import Bridge, clean_env
 from tests.hostile.conftest import HttpHost
 from tinymcp.host.bridge.http import CLIENT_REQUESTS
 from tests.windows_shim import as_on_windows  # noqa: F401
+from tests.windows_shim import same_on_every_os, windows_paths_run_by
+
+
+# Under the Windows shim (tests/windows_shim), the two named below start the HTTP front over its
+# sim board on pipes and serve sessions from two clients; the caps on streams, sessions and
+# headers are counted in OS-independent code. Tests marked @windows_covered run once, as on POSIX:
+# under the shim they would take no path the tests named below do not.
+windows_covered = windows_paths_run_by(
+    "test_a_session_is_another_clients_no_more_than_an_unknown_one",
+    "test_a_bridge_bound_to_another_loopback_address_takes_its_own_host")
 
 TESTBOARD = "tests/bridge/testboard.py"
 MODERN = "2026-07-28"
@@ -45,6 +55,7 @@ def status_of(sock):
         return b""
 
 
+@windows_covered
 def test_130_listen_streams_of_one_client_leave_another_served(http_front):
     url, proc = http_front("--sim", TESTBOARD)
     where = url.split("/")[2]
@@ -82,6 +93,7 @@ def test_130_listen_streams_of_one_client_leave_another_served(http_front):
             s.close()
 
 
+@windows_covered
 def test_64_initializes_of_one_client_evict_neither_another_nor_its_leased_led(http_front):
     url, proc = http_front("--sim", env=clean_env(TINYMCP_SIM_BENCH="1"))
     victim = HostAt(url, "127.0.0.2")
@@ -117,6 +129,7 @@ def test_a_session_is_another_clients_no_more_than_an_unknown_one(http_front):
     assert owner.request("ping")["result"] == {}
 
 
+@windows_covered
 def test_headers_past_16_kib_are_refused_as_documented(http_front):
     url, proc = http_front("--sim", TESTBOARD)
     where = url.split("/")[2]
@@ -153,6 +166,7 @@ def test_a_bridge_bound_to_another_loopback_address_takes_its_own_host():
         assert bridge.stop() == 0, bridge.stderr()
 
 
+@same_on_every_os   # in process: no process of it runs under the shim
 def test_a_listen_stream_is_ended_cleanly_after_its_lifetime(monkeypatch):
     # In process, with the lifetime cut to a moment: the stream that never ends by itself gets
     # its headers, pings, and then its end (a client listens again), and its session closes.

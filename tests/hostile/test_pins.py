@@ -11,6 +11,16 @@ from tests.bridge.conftest import BRIDGE, REPO, clean_env
 from tests.bridge.test_network_boards import TOKEN, network_board  # noqa: F401
 from tests.hostile.rugpull_board import PULLED
 from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
+from tests.windows_shim import windows_paths_run_by
+
+
+# Under the Windows shim (tests/windows_shim), the tests kept twice write, read and refuse pins
+# files and serve boards on stdio; the two marked differ from the rug pull named below only in the
+# instructions text a board declares. Tests marked @windows_covered run once, as on POSIX: under
+# the shim they would take no path the tests named below do not.
+windows_covered = windows_paths_run_by(
+    "test_a_rug_pull_is_withheld_until_the_user_trusts_it",
+    "test_trust_changes_serves_a_change_for_this_run_and_keeps_the_file")
 
 RUGPULL = os.path.join("tests", "hostile", "rugpull_board.py")
 WORDY = os.path.join("tests", "hostile", "wordy_board.py")
@@ -127,6 +137,7 @@ def test_a_damaged_pins_file_is_one_line_and_exit_2(tmp_path):
         assert pins.read_bytes() == damage   # left for the user to look at
 
 
+@windows_covered
 def test_board_instructions_are_bounded_and_marked(line_client, tmp_path):
     pins = tmp_path / "pins.json"
     words = "Use me well. " + "x" * 5000 + " THE END"
@@ -145,6 +156,7 @@ def test_board_instructions_are_bounded_and_marked(line_client, tmp_path):
     host.wait_stderr(r"board wordy-board-py: instructions changed since it was accepted")
 
 
+@windows_covered
 def test_several_boards_instructions_are_each_marked(line_client, tmp_path):
     host = line_client("--sim", "a=" + WORDY, "--sim", "b=sim",
                        env=clean_env(TINYMCP_TEST_INSTRUCTIONS="y" * 4000))

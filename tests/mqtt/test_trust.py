@@ -17,6 +17,18 @@ from tests.bridge.conftest import clean_env
 from tests.mqtt.conftest import Broker
 from tests.mqtt.test_bridge import READ, _fleet_block, board_tools, celsius, tools_when
 from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
+from tests.windows_shim import windows_paths_run_by
+
+
+# Under the Windows shim (tests/windows_shim), the three named below take the bridge's MQTT link
+# to an anonymous broker and under the fleet ACL, with sim boards on pipes and a one-line exit;
+# the others differ in what a rogue client publishes, checked in OS-independent code. Tests marked
+# @windows_covered run once, as on POSIX: under the shim they would take no path the tests named
+# below do not.
+windows_covered = windows_paths_run_by(
+    "test_a_broker_that_cannot_tell_who_publishes_serves_no_board",
+    "test_a_bridge_with_only_an_anonymous_broker_exits_2_with_one_line",
+    "test_under_the_fleet_acl_a_rogue_board_cannot_speak_for_another")
 
 FORGED = {"count": 1, "min": 99.9, "max": 99.9, "mean": 99.9, "unit": "FORGED"}
 REFUSED = r"--mqtt: not serving the boards on %s: .*docs/fleet\.md's ACL, or pass --mqtt-insecure"
@@ -187,6 +199,7 @@ def test_a_broker_that_cannot_tell_who_publishes_serves_no_board(boards, bridges
         broker.stop()
 
 
+@windows_covered
 def test_a_broker_with_the_acl_that_also_takes_anonymous_clients_serves_no_board(
         boards, bridges, rogues):
     # docs/fleet.md's ACL, but allow_anonymous true: the probe is denied, yet anyone may connect
@@ -228,6 +241,7 @@ def test_a_bridge_with_only_an_anonymous_broker_exits_2_with_one_line(broker):
     assert re.match(r"tinymcp-bridge: " + REFUSED % re.escape(broker.url), lines[0]), lines
 
 
+@windows_covered
 def test_with_mqtt_insecure_the_broker_is_named_and_the_tools_say_unverified(broker, boards,
                                                                            bridges):
     boards("python", broker.url, "sim-1")
@@ -247,6 +261,7 @@ def test_with_mqtt_insecure_the_broker_is_named_and_the_tools_say_unverified(bro
     assert "--mqtt-insecure: the bridge reaches %s without a login" % broker.url in said
 
 
+@windows_covered
 def test_a_withdrawal_not_from_the_board_withdraws_nothing(broker, boards, bridges, rogues):
     # Where the broker lets anyone clear sim-1's retained presence (--mqtt-insecure), the
     # bridge still takes a withdrawal only from sim-1: an empty presence without the sender
@@ -299,6 +314,7 @@ def test_under_the_fleet_acl_a_rogue_board_cannot_speak_for_another(fleet, board
     assert "does not enforce" not in bridge.stderr() and "not serving" not in bridge.stderr()
 
 
+@windows_covered
 def test_a_presence_flood_is_asked_slowly_and_never_reaches_the_hosts(broker, boards, bridges,
                                                                       rogues):
     # 300 presences of boards that never answer: the bridge asks them to initialize at most
@@ -341,6 +357,7 @@ def test_a_presence_flood_is_asked_slowly_and_never_reaches_the_hosts(broker, bo
     assert bridge.stderr().count("is online on") <= MAX_BOARDS
 
 
+@windows_covered
 def test_a_server_id_announcing_many_names_is_capped(fleet, bridges, rogues):
     # Under the ACL a rogue board may announce any number of server-names under its own id:
     # MAX_NAMES of them are asked, the rest ignored, said once.
@@ -360,6 +377,7 @@ def test_a_server_id_announcing_many_names_is_capped(fleet, bridges, rogues):
     assert said.count("board rogue/site-a/") == MAX_NAMES, said
 
 
+@windows_covered
 def test_a_board_named_like_another_by_case_never_takes_its_label(broker, boards, bridges,
                                                                    rogues):
     # "Sim-1" announces itself before sim-1 (e4d1c11 gave it the label sim-1, and the real

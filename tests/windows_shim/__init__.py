@@ -21,6 +21,18 @@ def shimmed(env):
 same_on_every_os = pytest.mark.parametrize("as_on_windows", ["posix"], indirect=True)
 
 
+def windows_paths_run_by(*tests):
+    # A mark for a test whose processes take, under the shim, only the Windows paths that TESTS
+    # (of the same module, each run twice) already take: stdin read in a thread, the sim board
+    # on pipes and its stdin in a thread, the port served by threads, no signal handlers, the
+    # same kind of frames through them. What differs is OS-independent code (the protocol's
+    # rules, routing, auth), so the test runs once, as on POSIX, and the suite's time goes to
+    # runs that can find a Windows fault. test_windows.py checks each name given exists and
+    # itself runs twice.
+    assert tests, "name the tests whose Windows runs cover this one's"
+    return same_on_every_os
+
+
 @pytest.fixture(autouse=True, params=["posix", "windows"])
 def as_on_windows(request, monkeypatch):
     if request.param == "windows":

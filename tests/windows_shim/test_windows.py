@@ -14,6 +14,7 @@ from mcp import Client, StdioServerParameters
 from tests.bridge.conftest import BRIDGE, REPO, BoardOnPty, bridge_script, clean_env
 from tests.bridge.conftest import LineClient, socat_board  # noqa: F401
 from tests.windows_shim import as_on_windows  # noqa: F401  (each test twice: POSIX, Windows)
+from tests.windows_shim import same_on_every_os
 
 # What Windows cannot do, tried in a child process under clean_env(): each name -> what came of it.
 ATTEMPTS = r'''
@@ -147,6 +148,7 @@ WINDOWS_OPEN_ERRORS = {
 }
 
 
+@same_on_every_os   # explain() in this process: no process of it runs under the shim
 @pytest.mark.parametrize("error", sorted(WINDOWS_OPEN_ERRORS))
 def test_a_com_port_that_cannot_be_opened_is_said_in_one_line(error):
     import serial
@@ -173,3 +175,55 @@ def test_list_ports_names_com_ports_in_order_and_each_macos_port_once(tmp_path):
     marked = [line.split()[0] for line in lines if "likely a MicroPython board" in line]
     assert marked == ["/dev/cu.usbmodem1101", "COM3", "COM10"]
     assert lines[2] == "COM4  Communications Port"
+
+
+def _decorator_names(function):
+    # -> the names a function's decorators are made of (windows_covered, same_on_every_os, ...).
+    import ast
+    names = set()
+    for decorator in function.decorator_list:
+        for node in ast.walk(decorator):
+            if isinstance(node, ast.Name):
+                names.add(node.id)
+    return names
+
+
+def _runs_once_as_marked():
+    # -> {module path: {test name: decorator names}} and [(module, names given)] for every
+    # windows_paths_run_by(...) in the test tree.
+    import ast
+    tests, given = {}, []
+    for here, dirs, files in os.walk(os.path.join(REPO, "tests")):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        for name in sorted(files):
+            if not (name.startswith("test_") and name.endswith(".py")):
+                continue
+            path = os.path.relpath(os.path.join(here, name), REPO).replace(os.sep, "/")
+            with open(os.path.join(REPO, path), encoding="utf-8") as f:
+                tree = ast.parse(f.read(), path)
+            tests[path] = {node.name: _decorator_names(node) for node in tree.body
+                           if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")}
+            for node in ast.walk(tree):
+                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                        and node.func.id == "windows_paths_run_by"):
+                    given.append((path, [a.value for a in node.args]))
+    return tests, given
+
+
+@same_on_every_os   # reads the source: no process
+def test_each_test_named_as_covering_windows_paths_exists_and_runs_twice():
+    # A test marked to run once names the tests whose runs under the shim take its Windows paths
+    # (tests/windows_shim/__init__.py): each must exist and itself run under the shim.
+    tests, given = _runs_once_as_marked()
+    assert len(given) >= 10, given   # the scan sees the marks the suite has
+    once = {"windows_covered", "same_on_every_os", "windows_paths_run_by"}
+    for path, names in given:
+        assert names, path
+        for name in names:
+            where, _, test = name.rpartition("::")
+            where = where or path
+            assert test in tests.get(where, {}), "%s names %s, which is not a test" % (path, name)
+            assert not tests[where][test] & once, "%s names %s, which runs once" % (path, name)
+            assert "as_on_windows" in open(os.path.join(REPO, where), encoding="utf-8").read()
+        marked = [t for t, decorators in tests[path].items() if "windows_covered" in decorators]
+        assert marked, "%s names covering tests but marks none to run once" % path
