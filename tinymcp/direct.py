@@ -2,12 +2,8 @@
 # JSON frame in, its encoded answer out) and the outbox that keeps what the server sends
 # meanwhile. A board's serve loop (tinymcp/channel.py) never loads it.
 from tinymcp.framing import Out
-from tinymcp.jsonrpc import JsonLink, const, loads
-
-# Private copies of tinymcp/protocol.py's names, so a board's core never loads protocol.py (its
-# dict, its names): a number is folded by mpy-cross (no RAM), a str or tuple a private global
-# (const() of those fails on older firmware); tests/test_protocol_copies.py checks each.
-_PARSE_ERROR = const(-32700)
+from tinymcp.jsonrpc import JsonLink, loads
+from tinymcp.protocol import PARSE_ERROR
 
 
 class Direct:
@@ -34,7 +30,7 @@ class Direct:
         try:
             msg = loads(frame)
         except Exception:  # ValueError or UnicodeError, by runtime
-            self.link.error(None, _PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
+            self.link.error(None, PARSE_ERROR, "Parse error: not valid UTF-8 JSON")
         else:
             self.server.answer(msg, self.link)
         answer = self.answer
