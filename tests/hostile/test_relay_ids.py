@@ -65,6 +65,7 @@ UNSAFE = {
     "id after result": b'{"jsonrpc":"2.0","result":{"v":1.50},"id":%d}',
     "spaces": b'{ "jsonrpc": "2.0", "id": %d, "result": {"v": 1.50} }',
     "a duplicate result": b'{"jsonrpc":"2.0","id":%d,"result":{"v":2},"result":{"v":1.50}}',
+    "a lone surrogate": b'{"jsonrpc":"2.0","id":%d,"result":{"v":1.50,"t":"\xed\xa0\x80"}}',
 }
 
 
@@ -82,7 +83,7 @@ def test_a_board_line_whose_id_cannot_be_swapped_is_encoded_again(fake_board, st
     host.write(b'{"jsonrpc":"2.0","id":"h\\"1","method":"tools/call","params":{"name":"echo",'
                b'"arguments":{}}}\n')
     line = host.line(timeout=20)
-    msg = json.loads(line)
+    msg = json.loads(line.decode("utf-8"))   # strict, as the SDK's stdio client reads
     assert msg["id"] == 'h"1', line
     assert line.count(b'"id"') == (2 if kind in ("a nested id", "an escaped key") else 1), line
     assert msg["result"]["v"] == 1.5

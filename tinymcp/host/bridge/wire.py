@@ -67,7 +67,9 @@ class BoardAnswer(dict):
     # id can be swapped there (else None): the line starts {"jsonrpc":"2.0","id":N, and holds
     # no other "id", "jsonrpc", "result" or "error" key nor any \u escape (which could spell
     # one), so the id the bridge read is the only one a host's parser can find, and the rest
-    # says what the bridge read (a duplicate key reads differently in different parsers).
+    # says what the bridge read (a duplicate key reads differently in different parsers); nor
+    # a 0xED byte, which leads the UTF-8 of a lone surrogate: json.loads reads one, but passed
+    # on as it came it is no UTF-8 a host can decode (re-encoded, it is an ASCII escape).
     __slots__ = ("rest",)
 
     @classmethod
@@ -77,7 +79,7 @@ class BoardAnswer(dict):
         frame.rest = None
         head = _ANSWER_HEAD.match(line)
         if (head is not None and msg.get("id") == int(head.group(1))
-                and b"\\u" not in line and line.count(b'"id"') == 1
+                and b"\\u" not in line and b"\xed" not in line and line.count(b'"id"') == 1
                 and line.count(b'"jsonrpc"') == 1
                 and line.count(b'"result"') + line.count(b'"error"') == 1):
             frame.rest = line[head.end(1):]
