@@ -185,6 +185,20 @@ def test_a_short_page_is_kept_as_one_bytes_object_a_long_one_in_pieces():
     assert json.loads(b"".join(pieces))["tools"] == tools
 
 
+def test_the_refusal_wording_is_loaded_only_for_a_refused_call_and_released_after_it():
+    import sys
+    server = ready()
+    assert call(server, "add", {"a": 1, "b": 2})["structuredContent"] == {"sum": 3}
+    assert "tinymcp.refusal" not in sys.modules  # a valid call never loads it
+    refused = call(server, "add", {"a": 101, "b": 2})
+    assert refused["isError"] is True
+    assert "'a' must be <= 100" in refused["content"][0]["text"]
+    assert "tinymcp.refusal" not in sys.modules  # let go once the sentence is made
+    refused = call(server, "add", {"a": 1, "b": 2, "c": 3})
+    assert "unknown argument 'c' (accepted: " in refused["content"][0]["text"]
+    assert "tinymcp.refusal" not in sys.modules
+
+
 def test_the_listing_code_is_loaded_for_a_page_and_released_once_it_is_encoded():
     import sys
     server = ready()
