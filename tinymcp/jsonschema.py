@@ -5,7 +5,8 @@
 # stay the cheap path.
 import re
 
-from tinymcp.schema import obj, _join, _json_type, _show, _type_ok, _where
+from tinymcp.refusal import _json_type, _show, _where
+from tinymcp.schema import obj, _join, _type_ok
 
 # 2020-12 keywords this board cannot check: a schema holding one is refused where it is declared.
 # Keywords it does not know at all are annotations (title, examples, x-...): passed on, unchecked.

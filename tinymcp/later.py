@@ -32,6 +32,8 @@ LATER = (
                                    "if long_tools",                "keep"),
     ("a first call with lease_s",  "tinymcp.leases.Leases",
                                    "if leases",                    "keep"),
+    ("a call's arguments refused", "tinymcp.refusal.sentence",
+                                   "with tinymcp.schema",          "release"),
     # guard: its module is let go, its check stays held by the tool it wraps
     ("a tool is registered",       "tinymcp.schemakind.checked",
                                    "with tinymcp.tools",           "release"),

@@ -18,14 +18,20 @@ _MIME = const(6)
 _PARTS = const(8)
 _ARGUMENTS = const(5)   # a prompt's
 
+# A page this long or shorter is kept as one bytes object: in pieces, each would cost its own
+# object and block rounding (0.2 KiB on the benchmark's reference board, three tools). A longer
+# page stays in pieces, so that no block of its whole size is needed (docs/ram.md, session 10).
+_JOINED = const(2048)
+
 # The tool hints, in the order tinymcp.tools.pack_hints packs them.
 _HINT_NAMES = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 
 def page(server, key, items, start):
     # The page of items from start, encoded entry by entry (one entry's dicts at a time, never
-    # the whole page's) and kept as its pieces: a joined page would want one block of its whole
-    # size (4.6 KB for the sim board's tools), and the pieces alive beside it while it is made.
+    # the whole page's) and kept as its pieces, or joined when short (_JOINED): a long page
+    # joined would want one block of its whole size (4.6 KB for the sim board's tools), and the
+    # pieces alive beside it while it is made.
     # A link whose messages have a bounded size (MQTT: its room) gets pages that fit it: a page
     # ends before the entry that would not fit, with one entry at least.
     describe = tool if key == "tools" else prompt if key == "prompts" else resource
@@ -48,6 +54,8 @@ def page(server, key, items, start):
         parts.append(entry)
         end += 1
     parts.append(_tail(server, end, count))
+    if size + len(parts[-1]) <= _JOINED:
+        return b"".join(parts)
     return tuple(parts)
 
 

@@ -3,6 +3,7 @@
 #   inputs={"channel": integer("ADC channel", 0, 3), "unit?": string(enum=("C", "F"))}
 #
 # A trailing "?" on a property name makes it optional; everything else is required.
+from tinymcp import once
 
 
 def _put(schema, description, extra):
@@ -82,35 +83,31 @@ def _type_ok(kind, value):
     return isinstance(value, _PY_TYPES.get(kind, object))
 
 
-def _where(path):
-    return ("'" + path + "'") if path else "the arguments"
-
-
 def check(schema, value, path=""):
-    # -> None when value conforms, else a sentence a model can act on.
+    # -> None when value conforms, else a sentence a model can act on (tinymcp/refusal.py words
+    # it: a valid call never loads it).
     kind = schema.get("type")
     if kind is not None and not _type_ok(kind, value):
-        kinds = kind if type(kind) is list else [kind]
-        return _where(path) + " must be " + (" or ".join(kinds)) + ", got " + _json_type(value)
+        return _refused(path, "type", schema, value)
     if "enum" in schema and value not in schema["enum"]:
-        return _where(path) + " must be one of " + ", ".join([_show(v) for v in schema["enum"]])
+        return _refused(path, "enum", schema, value)
     if "const" in schema and value != schema["const"]:
-        return _where(path) + " must be " + _show(schema["const"])
+        return _refused(path, "const", schema, value)
     if type(value) in _NUMBERS:
         if "minimum" in schema and value < schema["minimum"]:
-            return _where(path) + " must be >= " + _show(schema["minimum"])
+            return _refused(path, "minimum", schema, value)
         if "maximum" in schema and value > schema["maximum"]:
-            return _where(path) + " must be <= " + _show(schema["maximum"])
+            return _refused(path, "maximum", schema, value)
     elif type(value) is str:
         if "minLength" in schema and len(value) < schema["minLength"]:
-            return _where(path) + " must have at least " + str(schema["minLength"]) + " characters"
+            return _refused(path, "minLength", schema, value)
         if "maxLength" in schema and len(value) > schema["maxLength"]:
-            return _where(path) + " must have at most " + str(schema["maxLength"]) + " characters"
+            return _refused(path, "maxLength", schema, value)
     elif type(value) is list:
         if "minItems" in schema and len(value) < schema["minItems"]:
-            return _where(path) + " must have at least " + str(schema["minItems"]) + " items"
+            return _refused(path, "minItems", schema, value)
         if "maxItems" in schema and len(value) > schema["maxItems"]:
-            return _where(path) + " must have at most " + str(schema["maxItems"]) + " items"
+            return _refused(path, "maxItems", schema, value)
         items = schema.get("items")
         if items:
             for i in range(len(value)):
@@ -122,6 +119,10 @@ def check(schema, value, path=""):
     return None
 
 
+def _refused(path, key, schema, value):
+    return once("tinymcp.refusal.sentence", path, key, schema, value)
+
+
 def arguments(declared, args):
     # -> None when args (a dict) fit a tool's declared inputs, else the sentence for the model.
     # declared: the compact form, checked as the object schema obj() publishes for it, or a
@@ -130,14 +131,14 @@ def arguments(declared, args):
         return check(declared, args)
     for key in declared:
         if key[-1] != "?" and key not in args:
-            return "missing required argument '" + key + "'"
+            return _refused(key, "required", None, None)
     for name in args:
         sub = declared.get(name)
         if sub is None:
             sub = declared.get(name + "?")
             if sub is None:
-                known = ", ".join([k[:-1] if k[-1] == "?" else k for k in declared]) or "none"
-                return "unknown argument '" + name + "' (accepted: " + known + ")"
+                known = [k[:-1] if k[-1] == "?" else k for k in declared]
+                return _refused(name, "additionalProperties", None, known)
         err = check(sub, args[name], name)
         if err:
             return err
@@ -148,14 +149,13 @@ def _check_object(schema, value, path):
     props = schema.get("properties") or {}
     for name in schema.get("required", ()):
         if name not in value:
-            return "missing required argument '" + _join(path, name) + "'"
+            return _refused(_join(path, name), "required", None, None)
     extra = schema.get("additionalProperties", True)
     for name in value:
         sub = props.get(name)
         if sub is None:
             if extra is False:
-                known = ", ".join(props) or "none"
-                return "unknown argument '" + _join(path, name) + "' (accepted: " + known + ")"
+                return _refused(_join(path, name), "additionalProperties", None, list(props))
             if type(extra) is dict:
                 sub = extra
             else:
@@ -168,29 +168,3 @@ def _check_object(schema, value, path):
 
 def _join(path, name):
     return path + "." + name if path else name
-
-
-def _show(value):
-    if type(value) is str:
-        return '"' + value + '"'
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    return str(value)
-
-
-def _json_type(value):
-    if value is None:
-        return "null"
-    if type(value) is bool:
-        return "boolean"
-    if type(value) is int:
-        return "integer"
-    if type(value) is float:
-        return "number" if value - value == 0 else "NaN or infinity"
-    if type(value) is str:
-        return "string"
-    if type(value) is list:
-        return "array"
-    return "object"

@@ -18,16 +18,21 @@ def host_tool(name):
 MPY_CROSS = host_tool("mpy-cross")
 
 
-def mpy_cross(src, dst, flags=()):
+def mpy_cross(src, dst, flags=(), name=None):
+    # name: the module's dotted name, which the .mpy gives as its source file, as
+    # tinymcp-deploy compiles it (tinymcp/host/deploy/mpy.py module_name).
     os.makedirs(os.path.dirname(dst), exist_ok=True)
-    subprocess.run([MPY_CROSS] + list(flags) + ["-o", dst, src], check=True, cwd=ROOT,
-                   capture_output=True, timeout=60)
+    subprocess.run([MPY_CROSS] + list(flags) + (["-s", name] if name else []) + ["-o", dst, src],
+                   check=True, cwd=ROOT, capture_output=True, timeout=60)
     return os.path.getsize(dst)
 
 
 def build_tree(dest, compiled=True, flags=()):
     # tinymcp/, ports/ and boards/ (plus the reference board) as .mpy, or as .py source; not
     # tinymcp/host/, which never goes to a board (and is free to use what MicroPython lacks).
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+    from tinymcp.host.deploy.mpy import module_name
     sources = []
     host = os.path.join(ROOT, "tinymcp", "host")
     for top in ("tinymcp", "ports", "boards"):
@@ -44,7 +49,7 @@ def build_tree(dest, compiled=True, flags=()):
     sources.append(("tools/bench_support/parts_probe.py", "parts_probe.py"))
     for src, rel in sources:
         if compiled:
-            mpy_cross(src, os.path.join(dest, rel[:-3] + ".mpy"), flags)
+            mpy_cross(src, os.path.join(dest, rel[:-3] + ".mpy"), flags, module_name(rel))
         else:
             os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
             shutil.copy(os.path.join(ROOT, src), os.path.join(dest, rel))

@@ -1,4 +1,6 @@
 # Tools: declared schemas, validation as isError results, structured output, pagination.
+import json
+
 from tests.core.support import demo_server, error, frame, initialize, notifications, result
 from tinymcp import Server
 from tinymcp.schema import array, boolean, integer, number, obj
@@ -161,9 +163,40 @@ def test_tools_list_answer_is_built_once_and_reused():
     server = ready()
     first = server.handle(frame("tools/list"))
     cached = server.session.cache["tools"]
-    assert server.handle(frame("tools/list", id=2)).endswith(b"".join(cached) + b"}")
+    assert server.handle(frame("tools/list", id=2)).endswith(cached + b"}")
     assert server.session.cache["tools"] is cached
     assert first.replace(b'"id":1', b'"id":2') == server.handle(frame("tools/list", id=2))
+
+
+def test_a_short_page_is_kept_as_one_bytes_object_a_long_one_in_pieces():
+    # One object for a page of up to 2 KiB (each piece would cost its own header); a longer
+    # page stays in pieces, so no block of its whole size is needed (tinymcp/listing.py).
+    server = ready()
+    result(server, "tools/list")
+    short = server.session.cache["tools"]
+    assert type(short) is bytes and len(short) <= 2048
+    for i in range(12):
+        server.tool("tool_%d" % i, "A tool with a description long enough to fill a page " * 3,
+                    inputs={"n": integer("a number of things to count", 0, 9)})(lambda n: n)
+    tools = result(server, "tools/list")["tools"]
+    pieces = server.session.cache["tools"]
+    assert len(tools) == 15 and type(pieces) is tuple and len(pieces) == 2 * 15 + 1
+    assert sum(len(p) for p in pieces) > 2048
+    assert json.loads(b"".join(pieces))["tools"] == tools
+
+
+def test_the_refusal_wording_is_loaded_only_for_a_refused_call_and_released_after_it():
+    import sys
+    server = ready()
+    assert call(server, "add", {"a": 1, "b": 2})["structuredContent"] == {"sum": 3}
+    assert "tinymcp.refusal" not in sys.modules  # a valid call never loads it
+    refused = call(server, "add", {"a": 101, "b": 2})
+    assert refused["isError"] is True
+    assert "'a' must be <= 100" in refused["content"][0]["text"]
+    assert "tinymcp.refusal" not in sys.modules  # let go once the sentence is made
+    refused = call(server, "add", {"a": 1, "b": 2, "c": 3})
+    assert "unknown argument 'c' (accepted: " in refused["content"][0]["text"]
+    assert "tinymcp.refusal" not in sys.modules
 
 
 def test_the_listing_code_is_loaded_for_a_page_and_released_once_it_is_encoded():

