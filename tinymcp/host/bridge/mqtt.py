@@ -33,7 +33,7 @@ from tinymcp.host.bridge.board import CLIENT_CAPABILITIES, PROTOCOL
 from tinymcp.host.bridge.routes import LABEL
 from tinymcp.host.bridge.host import log_failure
 from tinymcp.host.bridge.link import MAX_LINE, PortError
-from tinymcp.host.bridge.wire import BoardAnswer
+from tinymcp.host.bridge.wire import BoardAnswer, dump
 from tinymcp.host.bridge.mqttpackets import fast_client, packed
 from tinymcp.host.bridge.mqttpump import Pump, drives, no_delay
 
@@ -232,7 +232,7 @@ class BrokerLink:
             log.exception("handling a message from %s: %s", self.device, str(msg)[:200])
 
     def encode(self, msg):
-        frame = Frame(json.dumps(msg, separators=(",", ":")).encode())
+        frame = Frame(dump(msg).encode())
         frame.control = msg.get("method") == "initialize"
         frame.rid = msg.get("id")
         return frame
