@@ -4,9 +4,10 @@
 # second round-robin over the boards (1, 8 and 32 in flight) through the bridge, from a raw HTTP
 # client (tools/bench_support/mcp_http.py), against their floor: the same calls asked of the
 # same boards straight through the broker by a raw MQTT 5 client (ports/mqtt5.py: one socket,
-# no thread), interleaved run by run; beside it, the raw HTTP client through --sim; and how
-# soon a board's tools are withdrawn (tools/list_changed at the host) once it is killed, or
-# frozen at keep-alive 2 s and at the default 60 s.
+# no thread), interleaved run by run; beside it, the raw HTTP client through --sim; the
+# bridge's own CPU per call with a host on stdio (no HTTP): --mqtt boards against one --sim
+# board on a pty, interleaved; and how soon a board's tools are withdrawn (tools/list_changed at
+# the host) once it is killed, or frozen at keep-alive 2 s and at the default 60 s.
 #   python tools/mqtt_bench.py [--boards 20] [--calls 500] [--no-default-keepalive]
 # A full run (the defaults) writes docs/mqtt-benchmarks.md.
 import argparse
@@ -28,6 +29,7 @@ if REPO not in sys.path:   # run from a checkout, installed or not
 from tests.mqtt.conftest import MOSQUITTO, Board, Broker, ListChanged  # noqa: E402
 from tinymcp.host.lineclient import written  # noqa: E402
 from tools.bench_support.mcp_http import HttpClient  # noqa: E402
+from tools.bridge_bench import Peer, cpu_per_call, round_trips  # noqa: E402
 
 BRIDGE = [sys.executable, "-m", "tinymcp.host.bridge"]
 READ = "read_temperature"
@@ -218,6 +220,7 @@ async def run(args, broker, boards):
             if rss is not None:
                 say("  the bridge's resident memory then                   %6.1f MB" % rss)
             await fleet_against_floor(args, broker, bridge, ids, names)
+            await asyncio.to_thread(stdio_cpu, args, broker, ids)
             kinds = [(boards[-1], signal.SIGKILL, "killed (SIGKILL), keep-alive 2 s"),
                      (boards[-2], signal.SIGSTOP, "frozen (SIGSTOP), keep-alive 2 s")]
             if args.default_keepalive:
@@ -261,6 +264,40 @@ async def fleet_against_floor(args, broker, bridge, ids, names):
                    max(floors), _others(floors), max(fleet) / max(floors)))
     finally:
         floor.close()
+
+
+def stdio_cpu(args, broker, ids):
+    # The bridge's CPU (utime + stime, /proc) per tools/call from a host on stdio, round-robin
+    # over the --mqtt boards, against one --sim board on a pty through another bridge: the MQTT
+    # side's cost per call against the serial side's, without HTTP. Interleaved, best of RUNS.
+    mqtt = Peer(BRIDGE + ["--mqtt", broker.url, "--mqtt-insecure"])
+    sim = Peer(BRIDGE + ["--sim"])
+    try:
+        mqtt.initialize()
+        sim.initialize()
+        names = ["sim-%s_%s" % (board, READ) for board in ids]
+        end = time.monotonic() + 60
+        while not set(names) <= {t["name"] for t in mqtt.request("tools/list")["result"]["tools"]}:
+            if time.monotonic() > end:
+                raise SystemExit("mqtt_bench: the stdio bridge did not list every board")
+            time.sleep(0.2)
+        say("  the bridge's own CPU per tools/call, a host on stdio (no HTTP), best of %d runs of "
+            "%d calls:" % (RUNS, args.calls))
+        say("    in flight   --mqtt (%d boards)     --sim (one board, pty)   mqtt/sim"
+            % len(ids))
+        for window in WINDOWS:
+            cpu = {"mqtt": [], "sim": []}
+            for _ in range(RUNS):
+                for kind, peer, tools in (("mqtt", mqtt, names), ("sim", sim, (READ,))):
+                    cpu[kind].append(cpu_per_call(peer.proc.pid, lambda: (
+                        args.calls, round_trips(peer, args.calls, window, tools)))[1])
+            say("    %5d       %6.0f us               %6.0f us                %5.2fx"
+                % (window, min(cpu["mqtt"]), min(cpu["sim"]),
+                   min(cpu["mqtt"]) / max(min(cpu["sim"]), 1e-9)))
+    finally:
+        for peer in (mqtt, sim):
+            peer.proc.kill()
+            peer.close()
 
 
 def _others(rates):

@@ -1,5 +1,6 @@
 # --mqtt: boards behind an MQTT 5 broker, as EMQX's "MCP over MQTT" specification says for a
-# client. One broker connection per --mqtt URL (paho-mqtt, its own thread); a board's retained
+# client. One broker connection per --mqtt URL (paho-mqtt, driven by the bridge's loop where it
+# can watch sockets: mqttpump.py; else paho's own thread); a board's retained
 # presence is its discovery, an empty one (its will, or its goodbye) its unplug. Each board found
 # is one more board of the router, with a BrokerLink under its BoardSession: initialize goes to
 # the board's control topic, everything after to its RPC topic; what the board says comes from
@@ -32,6 +33,9 @@ from tinymcp.host.bridge.board import CLIENT_CAPABILITIES, PROTOCOL
 from tinymcp.host.bridge.routes import LABEL
 from tinymcp.host.bridge.host import log_failure
 from tinymcp.host.bridge.link import MAX_LINE, PortError
+from tinymcp.host.bridge.wire import BoardAnswer, dump
+from tinymcp.host.bridge.mqttpackets import fast_client, packed
+from tinymcp.host.bridge.mqttpump import Pump, drives, no_delay
 
 log = logging.getLogger("tinymcp.bridge.mqtt")
 
@@ -47,8 +51,9 @@ SENDER = "MCP-MQTT-CLIENT-ID"
 DISCONNECTED = b'{"jsonrpc":"2.0","method":"notifications/disconnected"}'
 KEEPALIVE = 30            # seconds: the bridge's own keep-alive with the broker
 RETRY = (1, 30)           # seconds between attempts to reach the broker: first, at most
-MAX_QUEUED = 256          # messages of one board waiting for the loop before its next are dropped
-DRAIN = 64                # messages handled per turn of the loop, so nothing else starves
+MAX_QUEUED = 256          # paho's thread: messages of one board waiting for the loop before its
+                          # next are dropped
+DRAIN = 64                # paho's thread: messages handled per turn of the loop
 MAX_BOARDS = 256          # boards (served or being asked) of one broker; more are ignored
 MAX_NAMES = 16            # server-names one server-id may announce at once; more are ignored
 NEW_PER_S = 10            # initialize sent to boards not yet served, per second and broker
@@ -213,17 +218,21 @@ class BrokerLink:
             self.events.on_state(True)
         await self._closed
 
-    def deliver(self, msg):
+    def deliver(self, msg, payload=None):
+        # msg: a message from the board, parsed from payload (its bytes, when it has them): an
+        # answer may go to a host as it came (wire.BoardAnswer), unless the bridge changed it.
         self.frames_in += 1
-        if self.unverified:
-            _mark_unverified(msg, self.broker.shown)
+        if self.unverified and _mark_unverified(msg, self.broker.shown):
+            payload = None
+        if payload is not None and "method" not in msg:
+            msg = BoardAnswer.of(msg, payload)
         try:
             self.events.on_message(msg)
         except Exception:  # one odd message must not cost the messages behind it
             log.exception("handling a message from %s: %s", self.device, str(msg)[:200])
 
     def encode(self, msg):
-        frame = Frame(json.dumps(msg, separators=(",", ":")).encode())
+        frame = Frame(dump(msg).encode())
         frame.control = msg.get("method") == "initialize"
         frame.rid = msg.get("id")
         return frame
@@ -255,19 +264,22 @@ class BrokerLink:
 
 def _mark_unverified(msg, shown):
     # A tools/list answer from a board of an unverified broker: each description says so.
+    # -> True when msg was such an answer (and is changed).
     result = msg.get("result")
     tools = result.get("tools") if type(result) is dict else None
     if type(tools) is not list:
-        return
+        return False
     mark = UNVERIFIED % shown
     for tool in tools:
         if type(tool) is dict:
             text = tool.get("description")
             tool["description"] = mark + (text if type(text) is str else "")
+    return True
 
 
 class Broker:
-    # One --mqtt URL: the connection (paho's thread), the boards its presences announce.
+    # One --mqtt URL: the connection (paho on the loop, or its thread), the boards its presences
+    # announce.
     # Tells present (a seams.PresentBoards) of each board found (found((server-id, server-name),
     # make_link) -> its handle) and gone (gone(handle): its presence cleared, the broker lost).
     # insecure (--mqtt-insecure): serve it even anonymous or without ACLs, tools marked so.
@@ -297,22 +309,22 @@ class Broker:
         self._looked = False          # the retained presences are all in (the marker came)
         self._marker = None           # the SUBSCRIBE whose SUBACK comes after them
         self._wake = None
+        self._pump = None             # paho driven by the loop (mqttpump.Pump); None: its thread
         self._queue = collections.deque()
         self._queued = collections.Counter()   # server-id -> its messages in the queue
         self._lock = threading.Lock()
         self._draining = False
         self._dropped = collections.Counter()
         users = [(COMPONENT, "mcp-client"), (SENDER, self.client_id)]
-        self.props = Properties(PacketTypes.PUBLISH)
-        self.props.UserProperty = users
+        self.props = packed(Properties, PacketTypes.PUBLISH, users)
         self.connect_props = Properties(PacketTypes.CONNECT)
         self.connect_props.SessionExpiryInterval = 0
         self.connect_props.MaximumPacketSize = MAX_LINE   # larger ones the broker never sends
         self.connect_props.UserProperty = [
             (COMPONENT, "mcp-client"),
             ("MCP-META", json.dumps({"implementation": "tinymcp-bridge"}))]
-        c = self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=self.client_id,
-                                      protocol=mqtt.MQTTv5)
+        c = self.client = fast_client(mqtt)(mqtt.CallbackAPIVersion.VERSION2,
+                                            client_id=self.client_id, protocol=mqtt.MQTTv5)
         will = Properties(PacketTypes.WILLMESSAGE)
         will.UserProperty = users
         c.will_set(self.presence_topic, DISCONNECTED, properties=will)
@@ -328,15 +340,16 @@ class Broker:
         c.on_connect = self._connected
         c.on_disconnect = self._disconnected
         c.on_message = self._message
-        c.on_publish = self._published
+        c.on_publication = self._publication
         c.on_connect_fail = self._connect_failed
         c.on_subscribe = self._subscribed
+        c.on_socket_open = no_delay
 
     @property
     def presence_topic(self):
         return "$mcp-client/presence/" + self.client_id
 
-    # -- the broker connection (paho's thread) ----------------------------------------------
+    # -- the broker connection (paho's callbacks: on the loop, or in paho's thread) -----------
 
     async def run(self):
         self.loop = asyncio.get_running_loop()
@@ -353,9 +366,13 @@ class Broker:
         self._asks.add_done_callback(log_failure)
         self.client.connect_async(self.host, self.port, keepalive=KEEPALIVE, clean_start=True,
                                   properties=self.connect_props)
-        self.client.loop_start()
         try:
-            await asyncio.Event().wait()   # for as long as the bridge runs
+            if drives(self.loop):
+                self._pump = Pump(self.client, self.loop, self._connect_failed, RETRY)
+                await self._pump.run()   # for as long as the bridge runs
+            else:
+                self.client.loop_start()
+                await asyncio.Event().wait()
         finally:
             await self.close()
 
@@ -367,9 +384,15 @@ class Broker:
         if client.is_connected():   # as the specification says a client leaves
             client.publish(self.presence_topic, DISCONNECTED, properties=self.props)
         client.disconnect()
-        await asyncio.get_running_loop().run_in_executor(None, client.loop_stop)
+        if self._pump is None:
+            await asyncio.get_running_loop().run_in_executor(None, client.loop_stop)
 
     def _call(self, callback, *args):
+        # A paho callback's work, on the loop: later in this turn when paho runs on the loop,
+        # else through the loop's wake from paho's thread.
+        if self._pump is not None and threading.get_ident() == self._pump.thread:
+            self.loop.call_soon(callback, *args)
+            return
         try:
             self.loop.call_soon_threadsafe(callback, *args)
         except RuntimeError:   # the loop has closed: the bridge is ending
@@ -382,14 +405,20 @@ class Broker:
                           "password" not in str(reason).lower() else
                           " (check $%s and $%s)" % (USERNAME_ENV, PASSWORD_ENV)))
             return
+        if self._pump is not None:
+            self._pump.welcomed()
         # The probe: a publish the broker's ACL must deny (a presence for a server-id that no
         # board has, not retained: harmless where it is let through). Its PUBACK decides.
+        # on_publish only meanwhile: paho makes a reason code and properties for each publish
+        # it is told of.
         topic = "$mcp-server/presence/tinymcp-acl-probe-%s/tinymcp/acl-probe" % uuid.uuid4().hex
+        client.on_publish = self._published
         self._probe = client.publish(topic, b"", qos=1, properties=self.props).mid
 
     def _published(self, client, userdata, mid, reason, properties):
         if mid == self._probe:
             self._probe = None
+            client.on_publish = None
             self._call(self._probed, reason.is_failure, str(reason))
 
     def finding(self):
@@ -420,8 +449,11 @@ class Broker:
         self._marker = self.client.subscribe(topics)[1]
 
     def _subscribed(self, client, userdata, mid, reasons, properties):
-        # paho's thread: a SUBACK, queued behind the messages that came before it.
-        with self._lock:
+        # A SUBACK: after the messages that came before it.
+        if self._pump is not None:
+            self._looked = self._looked or mid == self._marker
+            return
+        with self._lock:   # paho's thread: queued behind those messages
             self._queue.append((None, None, mid, None))
             wake = not self._draining
             self._draining = True
@@ -440,18 +472,27 @@ class Broker:
         self._call(self._down, str(reason))
 
     def _message(self, client, userdata, m):
-        # paho's thread: queued for the loop, at most MAX_QUEUED per board (a flood waits for
+        # On the loop (paho driven by it): handled now, the loop reading one message at a time.
+        # In paho's thread: queued for the loop, at most MAX_QUEUED per board (a flood waits for
         # nobody but its own board).
-        topic = m.topic
+        props = getattr(m, "properties", None)
+        self._publication(m.topic, getattr(props, "UserProperty", None), m.payload)
+
+    def _publication(self, topic, users, payload):
+        # One message (mqttpackets.fast_client reads most without paho's MQTTMessage).
+        if self._pump is not None:
+            try:
+                self._handle(topic, payload, dict(users).get(SENDER) if users else None)
+            except Exception:
+                log.exception("handling a message on %s", topic[:200])
+            return
         who = self._server_id(topic)
         with self._lock:
             if self._queued[who] >= MAX_QUEUED:
                 self._dropped[who] += 1
                 return
             self._queued[who] += 1
-            props = getattr(m, "properties", None)
-            users = dict(getattr(props, "UserProperty", None) or [])
-            self._queue.append((who, topic, m.payload, users.get(SENDER)))
+            self._queue.append((who, topic, payload, dict(users or ()).get(SENDER)))
             wake = not self._draining
             self._draining = True
         if wake:
@@ -595,7 +636,7 @@ class Broker:
             log.debug("%s: dropped a payload that is not a JSON-RPC message: %r",
                       served[0].device, bytes(payload[:200]))
             return
-        served[0].deliver(msg)
+        served[0].deliver(msg, payload)
 
     def _parse(self, topic):
         # -> (kind, server-id, server-name): presence, capability or rpc; (None, ..) otherwise.
@@ -703,6 +744,8 @@ class Broker:
         if not self.connected:
             return False
         info = self.client.publish(topic, payload, qos=0, properties=self.props)
+        if self._pump is not None:   # written at once unless the socket is full: then later
+            self._pump.flush()
         return info.rc == self.mqtt.MQTT_ERR_SUCCESS
 
 

@@ -137,7 +137,9 @@ def outward(label, method, result):
     if method == "resources/read" and type(result.get("contents")) is list:
         result = dict(result, contents=[_uri_in(label, c) for c in result["contents"]])
     elif method == "tools/call" and type(result.get("content")) is list:
-        result = dict(result, content=[_content(label, c) for c in result["content"]])
+        content = [_content(label, c) for c in result["content"]]
+        if any(new is not old for new, old in zip(content, result["content"])):
+            result = dict(result, content=content)   # else the same: the answer may be spliced
     elif method == "prompts/get" and type(result.get("messages")) is list:
         result = dict(result, messages=[
             dict(m, content=_content(label, m["content"])) if type(m) is dict and "content" in m
@@ -444,7 +446,9 @@ class Routes:
                 return _screened(board, LISTS[method], reply)
             return reply
         if "result" in reply:
-            return {"result": outward(board.label, method, reply["result"])}
+            result = outward(board.label, method, reply["result"])
+            # Nothing relabelled: the board's own answer (a wire.BoardAnswer goes as it came).
+            return reply if result is reply["result"] else {"result": result}
         return reply
 
     def outward_uri(self, board, uri):

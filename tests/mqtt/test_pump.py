@@ -1,0 +1,141 @@
+# The bridge's broker connection on its own loop (tinymcp/host/bridge/mqttpump.py) and its short
+# read of PUBLISH packets (mqttpackets.py): against paho's own packing and reading, and a real
+# Mosquitto: no paho thread, TCP_NODELAY on the socket, keep-alive kept with no traffic.
+import asyncio
+import socket
+import threading
+import time
+
+import pytest
+
+from tests.mqtt.conftest import Board
+from tests.mqtt.test_bridge import READ
+
+mqtt = pytest.importorskip("paho.mqtt.client")
+from paho.mqtt import _packet  # noqa: E402  (paho's own PUBLISH reader, the oracle)
+from paho.mqtt.packettypes import PacketTypes  # noqa: E402
+from paho.mqtt.properties import Properties  # noqa: E402
+
+from tinymcp.host.bridge import mqtt as bridge_mqtt  # noqa: E402
+from tinymcp.host.bridge.mqttpackets import packed, read_publish  # noqa: E402
+
+
+def publish_body(topic, props, payload):
+    # A PUBLISH's variable header and payload (QoS 0), its properties packed by paho.
+    raw = topic.encode()
+    return bytearray(len(raw).to_bytes(2, "big") + raw + props.pack() + payload)
+
+
+def props_with(**values):
+    props = Properties(PacketTypes.PUBLISH)
+    for name, value in values.items():
+        setattr(props, name, value)
+    return props
+
+
+@pytest.mark.parametrize("values", [
+    {},
+    {"UserProperty": [("MCP-MQTT-CLIENT-ID", "b01"), ("MCP-COMPONENT-TYPE", "mcp-server")]},
+    {"UserProperty": [("k", "v"), ("k", "w"), ("ünï", "cödé")], "ContentType": "json",
+     "PayloadFormatIndicator": 1, "MessageExpiryInterval": 70000, "ResponseTopic": "a/b",
+     "CorrelationData": b"\x00\x01", "SubscriptionIdentifier": 300},
+])
+def test_the_short_read_reads_what_paho_reads(values):
+    body = publish_body("$mcp-rpc/c/b01/tinymcp/sim", props_with(**values), b'{"x":1}')
+    oracle = _packet.decode_publish(0x30, bytes(body), mqtt.MQTTv5)
+    topic, users, payload = read_publish(body)
+    assert topic == oracle.topic.decode()
+    assert payload == oracle.payload
+    assert users == list(getattr(oracle.properties, "UserProperty", None) or [])
+
+
+@pytest.mark.parametrize("body", [
+    b"",                                      # nothing
+    b"\x00\x05ab",                            # a topic past the end
+    b"\x00\x02\xff\xfe\x00",                  # a topic that is no UTF-8
+    b"\x00\x00\x00{}",                        # no topic: an alias
+    b"\x00\x01t\x05\x26\x00\x01k\x00",        # a user property past its properties
+    b"\x00\x01t\x02\x7f\x00{}",               # a property it has no rule for
+    b"\x00\x01t\x80\x80\x80\x80\x01",         # a length of five bytes
+])
+def test_what_the_short_read_does_not_know_is_left_to_paho(body):
+    assert read_publish(bytearray(body)) is None
+
+
+def test_the_packed_properties_are_pahos_own_bytes():
+    users = [("MCP-COMPONENT-TYPE", "mcp-client"), ("MCP-MQTT-CLIENT-ID", "tinymcp-bridge-x")]
+    once = packed(Properties, PacketTypes.PUBLISH, users)
+    assert once.pack() == once.pack() == props_with(UserProperty=users).pack()
+    assert once.UserProperty == users
+
+
+class Found:
+    # A seams.PresentBoards that keeps what the broker found (no router: nothing is served).
+    def __init__(self):
+        self.keys = []
+
+    def found(self, key, make_link):
+        self.keys.append(key)
+        make_link(None)
+        return key
+
+    async def gone(self, handle):
+        pass
+
+
+def test_on_a_selector_loop_paho_runs_on_it_with_no_delay_and_keeps_alive(broker, monkeypatch):
+    # Keep-alive 1 s: with nothing to send for 8 s the bridge must ping, or Mosquitto drops it
+    # once 1.5 s pass silent (it looks every few seconds: 8 s without pings lose the bridge);
+    # paho's keep-alive is looked after by the loop (no thread does it).
+    monkeypatch.setattr(bridge_mqtt, "KEEPALIVE", 1)
+    board = Board("python", broker.url, "pumped")
+    found = Found()
+
+    async def main():
+        b = bridge_mqtt.Broker(broker.url, ["#"], found, insecure=True)
+        task = asyncio.get_running_loop().create_task(b.run())
+        try:
+            for _ in range(300):
+                if b.connected and found.keys:
+                    break
+                await asyncio.sleep(0.05)
+            assert b.connected and found.keys == [("pumped", "tinymcp/sim")]
+            assert b._pump is not None
+            sock = b.client.socket()
+            assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+            names = [t.name for t in threading.enumerate()]
+            assert not [n for n in names if n.startswith("paho")], names
+            await asyncio.sleep(8)
+            assert b.connected and b.client.socket() is sock, "the broker dropped the bridge"
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        assert b.client.socket() is None   # left the broker as it closed
+    try:
+        asyncio.run(main())
+    finally:
+        board.stop()
+
+
+def test_a_call_through_the_pump_is_answered(broker):
+    # The whole path on the loop: a routed tools/call out, the board's answer in, on stdio.
+    from tests.bridge.conftest import LineClient
+    board = Board("python", broker.url, "callee")
+    client = LineClient(["--mqtt", broker.url, "--mqtt-insecure"])
+    try:
+        client.initialize()
+        name = "sim-callee_" + READ
+        for _ in range(100):
+            tools = {t["name"] for t in client.request("tools/list")["result"]["tools"]}
+            if name in tools:
+                break
+            time.sleep(0.2)
+        for _ in range(50):   # one at a time, then eight in flight
+            reply = client.request("tools/call", {"name": name, "arguments": {}})
+            assert "celsius" in str(reply.get("result")), reply
+        ids = [client.start("tools/call", {"name": name, "arguments": {}}) for _ in range(8)]
+        for rid in ids:
+            assert "result" in client.wait(rid)
+    finally:
+        client.stop()
+        board.stop()

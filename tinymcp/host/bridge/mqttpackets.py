@@ -1,0 +1,104 @@
+# The MQTT 5 PUBLISH packets on the bridge's hot path (a call to a board out, its answer in),
+# read and made without paho's general property machinery, which cost the bridge more CPU per
+# call than the rest of the relay: paho builds a Properties object property by property for
+# each message in, and packs the same two user properties again for each message out. Anything
+# the short read below does not know (QoS above 0, a property it has no rule for, a malformed
+# packet) goes to paho's own code, which judges it as before.
+
+# A PUBLISH property id -> how long its value is: a fixed size, or "s" (a two-byte length
+# and that many bytes: strings, binary data), "v" (a variable byte integer). User properties
+# (0x26, a pair of strings) are kept; the others skipped.
+_SIZES = {0x01: 1, 0x02: 4, 0x03: "s", 0x08: "s", 0x09: "s", 0x0B: "v", 0x23: 2}
+USER_PROPERTY = 0x26
+
+
+def _varint(data, i):
+    # -> (the value, the index after it), or (None, i) when it is not one.
+    value = shift = 0
+    for k in range(4):
+        if i + k >= len(data):
+            return None, i
+        byte = data[i + k]
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, i + k + 1
+        shift += 7
+    return None, i
+
+
+def _string(data, i):
+    # -> (the UTF-8 string at i, the index after it); ValueError when there is none.
+    end = i + 2 + ((data[i] << 8) | data[i + 1])
+    if end > len(data):
+        raise ValueError("a string past the end of the packet")
+    return bytes(data[i + 2:end]).decode("utf-8"), end
+
+
+def read_publish(data):
+    # The variable header and payload of a QoS 0 MQTT 5 PUBLISH -> (topic, user properties as
+    # [(name, value)], payload), or None for paho to read it.
+    try:
+        topic, i = _string(data, 0)
+        length, i = _varint(data, i)
+        if length is None or not topic:   # no topic: an alias, which the bridge never allows
+            return None
+        end = i + length
+        if end > len(data):
+            return None
+        users = []
+        while i < end:
+            kind = data[i]
+            i += 1
+            if kind == USER_PROPERTY:
+                name, i = _string(data, i)
+                value, i = _string(data, i)
+                users.append((name, value))
+                continue
+            size = _SIZES.get(kind)
+            if size is None:
+                return None
+            if size == "s":
+                i += 2 + ((data[i] << 8) | data[i + 1])
+            elif size == "v":
+                _value, after = _varint(data, i)
+                if after == i:
+                    return None
+                i = after
+            else:
+                i += size
+        if i != end:
+            return None
+    except (IndexError, ValueError):   # UnicodeDecodeError is one
+        return None
+    return topic, users, bytes(data[end:])
+
+
+def fast_client(mqtt):
+    # -> paho's Client with its QoS 0 PUBLISH read by read_publish: given to its .on_publication
+    # (topic, users, payload) when that is set, in the same place paho calls on_message.
+    class ShortReadClient(mqtt.Client):
+        on_publication = None
+
+        def _handle_publish(self):
+            packet = self._in_packet
+            hook = self.on_publication
+            if hook is not None and not packet["command"] & 0x06:   # QoS 0
+                read = read_publish(packet["packet"])
+                if read is not None:
+                    with self._in_callback_mutex:   # as paho calls on_message
+                        hook(*read)
+                    return mqtt.MQTT_ERR_SUCCESS
+            return mqtt.Client._handle_publish(self)
+    return ShortReadClient
+
+
+def packed(properties_class, packet_type, users):
+    # -> paho Properties of packet_type holding the user properties users, packed once: the
+    # same bytes for every publish that carries them (paho packs them again for each).
+    class PackedProperties(properties_class):
+        def pack(self):   # the bytes in a closure: paho's Properties takes no attribute of ours
+            return done
+    props = PackedProperties(packet_type)
+    props.UserProperty = users
+    done = properties_class.pack(props)
+    return props
