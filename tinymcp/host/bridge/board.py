@@ -8,7 +8,7 @@ import re
 
 from tinymcp import protocol
 from tinymcp.host.bridge.methods import CLIENT_NOTIFICATIONS
-from tinymcp.host.bridge.wire import reason
+from tinymcp.host.bridge.wire import Encoded, HostParams, reason
 
 log = logging.getLogger("tinymcp.bridge.board")
 
@@ -129,12 +129,15 @@ class Pending:
         self.gone = False
         self.done = False
         self.timer = None   # what settles the future at its deadline (BoardSession.begin)
-        self.then = None    # called with the future as it is settled, in that turn of the loop
+        self.then = None    # called with the answer as it settles the future, just before
 
     def message(self):
         msg = {"jsonrpc": "2.0", "id": self.id, "method": self.method}
         if self.params is not None:
             msg["params"] = self.params
+            if type(self.params) is HostParams:   # the host's line, our id in it (wire.py)
+                msg = Encoded(msg)
+                msg.data = self.params.frame(self.id)
         return msg
 
     def settle(self, msg):
@@ -142,10 +145,16 @@ class Pending:
             self.timer.cancel()
             self.timer = None
         if not self.future.done():
-            self.future.set_result(msg)
-            if self.then is not None:   # a routed call's answer: to its host at once
-                then, self.then = self.then, None
-                then(self.future)
+            then, self.then = self.then, None
+            if then is None:
+                self.future.set_result(msg)
+                return
+            # A routed call's answer: to its host at once. Before the future is done, so what
+            # waits on it only for a cancel lets go of it first (no turn of the loop for them).
+            try:
+                then(msg)
+            finally:
+                self.future.set_result(msg)
 
 
 class Unheard:

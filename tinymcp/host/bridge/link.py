@@ -20,7 +20,8 @@ import serial
 
 from tinymcp import cborlink, protocol
 
-from tinymcp.host.bridge.wire import TOO_LONG, BoardAnswer, LineSplitter, dump, reason
+from tinymcp.host.bridge import turn
+from tinymcp.host.bridge.wire import TOO_LONG, BoardAnswer, LineSplitter, dump_line, reason
 
 log = logging.getLogger("tinymcp.bridge.link")
 
@@ -237,13 +238,15 @@ class PortLoop:
             self._failed(EOFError("the port reports readiness to read but returns no data"))
             return
         if not self.stopped:
-            self.received(data)
+            turn.handled(self.received, data)
 
     def kick(self):
-        # Frames are waiting: written at the end of this turn of the loop, all that came in it.
+        # Frames are waiting: written once the chunk of input being handled has been (turn.py),
+        # else at the end of this turn of the loop: all that came meanwhile in one write.
         if not self._kicked and not self._watching and self.running:
             self._kicked = True
-            self.loop.call_soon(self._write)
+            if not turn.hold(self._write):
+                self.loop.call_soon(self._write)
 
     def _write(self):
         self._kicked = False
@@ -354,7 +357,7 @@ class PortThreads:
     def _deliver(self, data):
         self._ahead.release()
         if not self.stopped:
-            self.received(data)
+            turn.handled(self.received, data)
 
     def _released(self):
         if not self.released.done():
@@ -588,7 +591,7 @@ class Link:
         # One message as the board reads it: a JSON line, or a CBOR link frame.
         if self.mode == "cbor":
             return to_link(msg)
-        return dump(msg).encode() + b"\n"
+        return dump_line(msg)   # a host's request as it came (wire.HostParams), or encoded
 
     def send(self, msg, urgent=False):
         return self.write(self.encode(msg), urgent)

@@ -101,6 +101,63 @@ class Encoded(dict):
     __slots__ = ("data",)
 
 
+# -- a host's tools/call relayed as it came: parsed once (the bridge routes it), its id the only
+#    thing rewritten in its bytes on the way to the board -------------------------------------
+
+# The host's id in its line: "id", then its value (an integer or a string) in group 1.
+_HOST_ID = re.compile(rb'"id"[ \t]*:[ \t]*(-?\d+|"(?:[^"\\]|\\.)*")')
+# Keys the bridge reads (routes by, checks), each of which must be in the line once ("task" at
+# most once): a duplicate key reads differently in different parsers, and the board must read
+# what the bridge did. And what makes a line unfit to pass as it came: a \u escape (which could
+# spell a key), a 0xED byte (which leads the UTF-8 of a lone surrogate), a CR (a board's tty may
+# read it as the end of the line). One scan finds them all.
+_KEYS = re.compile(rb'"(?:jsonrpc|id|method|params|name|task)"|\\u|\r|\xed')
+_READ_ONCE = {b'"jsonrpc"', b'"id"', b'"method"', b'"params"', b'"name"'}
+_READ_ONCE_TASK = _READ_ONCE | {b'"task"'}
+
+
+class HostParams(dict):
+    # The params of a host's tools/call whose line can reach a board as it came but for its id:
+    # frame(id) -> that line with the bridge's id for the board (bytes, no newline). Whatever
+    # changes the params on the way (another tool name, a _meta key of the bridge's, a field an
+    # older revision lacks) makes a plain dict of them, which is encoded again.
+    __slots__ = ("head", "tail")
+
+    def frame(self, rid):
+        return self.head + str(int(rid)).encode() + self.tail
+
+
+def routable(msg, line):
+    # A host's message decoded from line (bytes) -> its params as a HostParams when the line may
+    # go to a board as it came, its id rewritten: a tools/call with no key but jsonrpc, id,
+    # method and params, in UTF-8 with no BOM, each key the bridge reads in it once, nothing
+    # _KEYS refuses; else its params as they are. Cheaper than encoding the request again,
+    # and the board reads the host's own bytes (a number as the host wrote it).
+    params = msg.get("params")
+    if (msg.get("method") != "tools/call" or len(msg) != 4 or type(params) is not dict
+            or line[:1] != b"{"):
+        return params
+    keys = _KEYS.findall(line)
+    if len(keys) == 5:
+        if set(keys) != _READ_ONCE:
+            return params
+    elif len(keys) != 6 or set(keys) != _READ_ONCE_TASK:
+        return params
+    found = _HOST_ID.match(line, line.find(b'"id"'))
+    if found is None:
+        return params
+    rid, value = msg["id"], found.group(1)
+    if type(rid) is int:
+        if value[:1] == b'"' or int(value) != rid:
+            return params
+    elif type(rid) is not str or value[:1] != b'"' or _decoder.decode(value.decode()) != rid:
+        return params
+    routed = HostParams(params)
+    routed.head = line[:found.start(1)]
+    routed.tail = line[found.end(1):]
+    return routed
+
+
 def reason(error):
     # The reason of a JSON-RPC error object (or of a message holding one), or None.
     if isinstance(error, dict) and "error" in error:   # a message (a BoardAnswer is one)
@@ -189,6 +246,13 @@ class LineSplitter:
 
     def feed(self, data):
         # -> the lines (bytes, without their newline) and TOO_LONG marks that data completes.
+        if not self._partial and not self._dropping and len(data) <= self.max_line:
+            # The usual chunk: whole lines, none too long (a relay's hot path), split at once.
+            lines = data.split(b"\n")
+            rest = lines.pop()
+            if rest:
+                self._partial += rest
+            return lines
         lines = []
         start = 0
         while True:
