@@ -106,14 +106,6 @@ class Encoded(dict):
 
 # The host's id in its line: "id", then its value (an integer or a string) in group 1.
 _HOST_ID = re.compile(rb'"id"[ \t]*:[ \t]*(-?\d+|"(?:[^"\\]|\\.)*")')
-# Keys the bridge reads (routes by, checks), each of which must be in the line once ("task" at
-# most once): a duplicate key reads differently in different parsers, and the board must read
-# what the bridge did. And what makes a line unfit to pass as it came: a \u escape (which could
-# spell a key), a 0xED byte (which leads the UTF-8 of a lone surrogate), a CR (a board's tty may
-# read it as the end of the line). One scan finds them all.
-_KEYS = re.compile(rb'"(?:jsonrpc|id|method|params|name|task)"|\\u|\r|\xed')
-_READ_ONCE = {b'"jsonrpc"', b'"id"', b'"method"', b'"params"', b'"name"'}
-_READ_ONCE_TASK = _READ_ONCE | {b'"task"'}
 
 
 class HostParams(dict):
@@ -130,18 +122,19 @@ class HostParams(dict):
 def routable(msg, line):
     # A host's message decoded from line (bytes) -> its params as a HostParams when the line may
     # go to a board as it came, its id rewritten: a tools/call with no key but jsonrpc, id,
-    # method and params, in UTF-8 with no BOM, each key the bridge reads in it once, nothing
-    # _KEYS refuses; else its params as they are. Cheaper than encoding the request again,
-    # and the board reads the host's own bytes (a number as the host wrote it).
+    # method and params, in UTF-8 with no BOM, and in the line:
+    # - each key the bridge reads (routes by, checks) once, "task" at most once: a duplicate key
+    #   reads differently in different parsers, and the board must read what the bridge did;
+    # - no \u escape (which could spell a key), no 0xED byte (which leads the UTF-8 of a lone
+    #   surrogate), no CR (a board's tty may read it as the end of the line).
+    # Else its params as they are. The board reads the host's own bytes (a number as the host
+    # wrote it); a few scans of the line in C cost about what encoding a small request does.
     params = msg.get("params")
     if (msg.get("method") != "tools/call" or len(msg) != 4 or type(params) is not dict
-            or line[:1] != b"{"):
-        return params
-    keys = _KEYS.findall(line)
-    if len(keys) == 5:
-        if set(keys) != _READ_ONCE:
-            return params
-    elif len(keys) != 6 or set(keys) != _READ_ONCE_TASK:
+            or line[:1] != b"{" or b"\\u" in line or b"\xed" in line or b"\r" in line
+            or line.count(b'"id"') != 1 or line.count(b'"name"') != 1
+            or line.count(b'"method"') != 1 or line.count(b'"params"') != 1
+            or line.count(b'"jsonrpc"') != 1 or line.count(b'"task"') > 1):
         return params
     found = _HOST_ID.match(line, line.find(b'"id"'))
     if found is None:
