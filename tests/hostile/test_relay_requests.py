@@ -215,3 +215,19 @@ def test_writes_held_while_a_chunk_is_handled_are_made_once_after_it():
     turn.handled(handle, b"data")
     assert made == ["first", "failing"]   # each once, in order, a failure costing no other
     assert not turn.hold(first)
+
+
+@same_on_every_os
+def test_decode_finds_a_lone_surrogate_in_utf8_and_lets_hangul_pass():
+    # decode() looks for surrogates in a UTF-8 line only where an 0xED byte is (wire.py).
+    call = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":' \
+           b'{"t":"%s"}}}'
+    msg, problem = decode(call % b"\xed\xa0\x80")   # U+D800 in UTF-8 (surrogatepass)
+    assert msg is None and problem["error"]["code"] == -32602, problem
+    assert "surrogate" in problem["error"]["message"]
+    msg, problem = decode(call % "\ud55c".encode())   # Hangul: 0xED 0x95 0x9C
+    assert problem is None and msg["params"]["arguments"]["t"] == "\ud55c"
+    msg, problem = decode((call % b"x").decode().encode("utf-16-le"))   # not UTF-8: detected
+    assert problem is None and msg["params"]["arguments"]["t"] == "x"
+    msg, problem = decode((call % b"\\ud800").decode().encode("utf-16-be"))
+    assert msg is None and problem["error"]["code"] == -32602, problem

@@ -364,7 +364,12 @@ class BoardSession:
 
     def _finished(self, p):
         # p was answered: it, and every request written before it, is done with.
-        if not any(q is p for q in self._order):
+        order = self._order
+        if order and order[0] is p:   # the usual: the oldest one written
+            order.popleft()
+            p.done = True
+            return
+        if p not in order:   # a Pending equals only itself
             p.done = True
             return
         while True:

@@ -43,14 +43,16 @@ def _constant(name):
     return _NONFINITE
 
 
-def _may_be_wrong(data):
+def _may_be_wrong(data, utf8=None):
     # Whether a message that parsed may still hold what _problem refuses: a non-finite number
     # (the parse met one), a lone surrogate (only an escape, or the UTF-8 of one: 0xED then
-    # 0xA0..0xBF, can spell it) or nesting deeper than MAX_DEPTH (not without that many
-    # brackets). Most messages hold none of these, and are not walked.
+    # 0xA0..0xBF, can spell it; utf8: the bytes data was decoded from as UTF-8, looked at for
+    # an 0xED first) or nesting deeper than MAX_DEPTH (not without that many brackets). Most
+    # messages hold none of these, and are not walked.
     if _nonfinite:
         return True
-    return ("\\u" in data or _SURROGATE.search(data) is not None
+    return ("\\u" in data or ((utf8 is None or b"\xed" in utf8)
+                               and _SURROGATE.search(data) is not None)
             or data.count("[") + data.count("{") > MAX_DEPTH)
 
 
@@ -175,16 +177,20 @@ def decode(data):
     # bytes -> (message, None) or (None, the error message that answers it). A host's response
     # (to a board's sampling request) with numbers that are not JSON becomes an error response.
     _nonfinite.clear()
+    utf8 = None
     try:
         if type(data) is not str:
-            data = data.decode(json.detect_encoding(data), "surrogatepass")
+            if data[:1] == b"{" and data[1:2] != b"\x00":   # UTF-8, as detect_encoding says
+                utf8, data = data, data.decode("utf-8", "surrogatepass")
+            else:
+                data = data.decode(json.detect_encoding(data), "surrogatepass")
         msg = _decoder.decode(data)
     except RecursionError:
         return None, error(None, INVALID_REQUEST, "Invalid Request: nested deeper than %d "
                            "levels" % MAX_DEPTH)
     except ValueError:   # UnicodeDecodeError is one too
         return None, error(None, PARSE_ERROR, "Parse error")
-    problem = _problem(msg) if _may_be_wrong(data) else None
+    problem = _problem(msg) if _may_be_wrong(data, utf8) else None
     if problem is None:
         return msg, None
     rid = msg.get("id") if type(msg) is dict else None
