@@ -641,6 +641,8 @@ class Link:
     def _take_frames(self):
         # -> the frames waiting, urgent ones first, up to WRITE_MAX bytes joined for one write
         # (what stays waiting can still be withdrawn), or None.
+        if not (self._urgent or self._queue):   # nothing (the loop's writer asks once more
+            return None                         # after each write): no lock to take for it
         with self._wake:
             if not (self._urgent or self._queue):
                 return None
