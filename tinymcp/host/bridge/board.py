@@ -402,7 +402,8 @@ class BoardSession:
         if rid is not None and type(rid) not in (int, str):
             log.debug("dropped an answer with an id that is no id: %s", str(msg)[:200])
             return
-        if self.link.mode == "cbor" and _no_cbor(msg):
+        failed = "error" in msg   # else none of the errors below, which answers seldom are
+        if failed and self.link.mode == "cbor" and _no_cbor(msg):
             # The board offered CBOR frames but was deployed without the module that reads them.
             log.warning("the board cannot read CBOR frames (%s); back to JSON lines",
                         msg["error"].get("message"))
@@ -410,7 +411,7 @@ class BoardSession:
             self.reset("its CBOR link is missing")
             return
         p = self.pending.get(rid)
-        if not_initialized(msg):
+        if failed and not_initialized(msg):
             # The board has restarted: this request never ran, so it is safe to send again.
             if p is not None and not p.internal:
                 p.sent = p.limbo = False
@@ -419,7 +420,7 @@ class BoardSession:
         self.at_repl = False   # an answer: an MCP server is there, not a REPL
         if self.suspect is not None:
             self._serving_after_all()
-        if reason(msg) == protocol.FRAME_TOO_LONG and rid is None:
+        if failed and rid is None and reason(msg) == protocol.FRAME_TOO_LONG:
             self._board_limit(msg)
             return
         if p is None:
@@ -438,7 +439,7 @@ class BoardSession:
                         % (p.method, why), "malformed")
         elif p.method == "resources/read" and self.link.mode == "cbor":
             _restore_uri(msg, p.params)
-        elif reason(msg) == ANSWER_TOO_LONG:   # an error already: said here too
+        elif failed and reason(msg) == ANSWER_TOO_LONG:   # an error already: said here too
             log.warning("board %s could not send its answer to %s: longer than its link "
                         "carries (%s bytes)", self.link.device, p.method,
                         msg["error"]["data"].get("limit"))
