@@ -143,8 +143,9 @@ def parse_line(line):
         return None, None
     start = 0 if line[:1] == b"{" else line.find(_JSONRPC)
     if start >= 0:
-        try:
-            msg = json.loads(line[start:])
+        try:   # UTF-8, as json.loads would find ('{' then no NUL), without looking for it
+            msg = json.loads(line[start:].decode("utf-8", "surrogatepass")
+                             if line[start + 1:start + 2] != b"\x00" else line[start:])
         except (ValueError, RecursionError):
             msg = None
         if type(msg) is dict and msg.get("jsonrpc") == "2.0":

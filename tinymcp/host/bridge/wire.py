@@ -93,7 +93,9 @@ class BoardAnswer(dict):
         if self.rest is None:
             return out
         encoded = Encoded(out)
-        encoded.data = b'{"jsonrpc":"2.0","id":' + dump(out["id"]).encode() + self.rest
+        rid = out["id"]   # an int or a str (host.py takes no other); an int needs no encoder
+        encoded.data = (b'{"jsonrpc":"2.0","id":' + (b"%d" % rid if type(rid) is int else
+                                                     dump(rid).encode()) + self.rest)
         return encoded
 
 
