@@ -8,7 +8,7 @@ import re
 
 from tinymcp import protocol
 from tinymcp.host.bridge.methods import CLIENT_NOTIFICATIONS
-from tinymcp.host.bridge.wire import reason
+from tinymcp.host.bridge.wire import Encoded, HostParams, reason
 
 log = logging.getLogger("tinymcp.bridge.board")
 
@@ -129,12 +129,15 @@ class Pending:
         self.gone = False
         self.done = False
         self.timer = None   # what settles the future at its deadline (BoardSession.begin)
-        self.then = None    # called with the future as it is settled, in that turn of the loop
+        self.then = None    # called with the answer as it settles the future, just before
 
     def message(self):
         msg = {"jsonrpc": "2.0", "id": self.id, "method": self.method}
         if self.params is not None:
             msg["params"] = self.params
+            if type(self.params) is HostParams:   # the host's line, our id in it (wire.py)
+                msg = Encoded(msg)
+                msg.data = self.params.frame(self.id)
         return msg
 
     def settle(self, msg):
@@ -142,10 +145,16 @@ class Pending:
             self.timer.cancel()
             self.timer = None
         if not self.future.done():
-            self.future.set_result(msg)
-            if self.then is not None:   # a routed call's answer: to its host at once
-                then, self.then = self.then, None
-                then(self.future)
+            then, self.then = self.then, None
+            if then is None:
+                self.future.set_result(msg)
+                return
+            # A routed call's answer: to its host at once. Before the future is done, so what
+            # waits on it only for a cancel lets go of it first (no turn of the loop for them).
+            try:
+                then(msg)
+            finally:
+                self.future.set_result(msg)
 
 
 class Unheard:
@@ -355,7 +364,12 @@ class BoardSession:
 
     def _finished(self, p):
         # p was answered: it, and every request written before it, is done with.
-        if not any(q is p for q in self._order):
+        order = self._order
+        if order and order[0] is p:   # the usual: the oldest one written
+            order.popleft()
+            p.done = True
+            return
+        if p not in order:   # a Pending equals only itself
             p.done = True
             return
         while True:
@@ -388,7 +402,8 @@ class BoardSession:
         if rid is not None and type(rid) not in (int, str):
             log.debug("dropped an answer with an id that is no id: %s", str(msg)[:200])
             return
-        if self.link.mode == "cbor" and _no_cbor(msg):
+        failed = "error" in msg   # else none of the errors below, which answers seldom are
+        if failed and self.link.mode == "cbor" and _no_cbor(msg):
             # The board offered CBOR frames but was deployed without the module that reads them.
             log.warning("the board cannot read CBOR frames (%s); back to JSON lines",
                         msg["error"].get("message"))
@@ -396,7 +411,7 @@ class BoardSession:
             self.reset("its CBOR link is missing")
             return
         p = self.pending.get(rid)
-        if not_initialized(msg):
+        if failed and not_initialized(msg):
             # The board has restarted: this request never ran, so it is safe to send again.
             if p is not None and not p.internal:
                 p.sent = p.limbo = False
@@ -405,7 +420,7 @@ class BoardSession:
         self.at_repl = False   # an answer: an MCP server is there, not a REPL
         if self.suspect is not None:
             self._serving_after_all()
-        if reason(msg) == protocol.FRAME_TOO_LONG and rid is None:
+        if failed and rid is None and reason(msg) == protocol.FRAME_TOO_LONG:
             self._board_limit(msg)
             return
         if p is None:
@@ -424,7 +439,7 @@ class BoardSession:
                         % (p.method, why), "malformed")
         elif p.method == "resources/read" and self.link.mode == "cbor":
             _restore_uri(msg, p.params)
-        elif reason(msg) == ANSWER_TOO_LONG:   # an error already: said here too
+        elif failed and reason(msg) == ANSWER_TOO_LONG:   # an error already: said here too
             log.warning("board %s could not send its answer to %s: longer than its link "
                         "carries (%s bytes)", self.link.device, p.method,
                         msg["error"]["data"].get("limit"))

@@ -141,7 +141,7 @@ class HandshakeEra:
         # A routed request (a tools/call to one board) of an initialized session, served
         # without a task -> the future to cancel() to abandon it, then(reply) called with its
         # reply; or None: serve() it.
-        if not session.initialized or method != "tools/call" or type(params) is not dict:
+        if not session.initialized or method != "tools/call" or not isinstance(params, dict):
             return None
         if session.version < TASKS_SINCE and "task" in params:
             params = {k: v for k, v in params.items() if k != "task"}   # ignored, as serve()

@@ -7,7 +7,7 @@ import time
 from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, LEVELS,
                               VERSION_META)
 
-from tinymcp.host.bridge.wire import BoardAnswer
+from tinymcp.host.bridge.wire import BoardAnswer, routable
 
 BATCHES = "2025-03-26"   # the one revision with JSON-RPC batches
 # Board log lines a host is sent at most: LOG_BURST at once, LOG_RATE a second after that; the
@@ -113,11 +113,13 @@ class HostSession:
         self._log_allowance = float(LOG_BURST)
         self._log_at = time.monotonic()
 
-    def receive(self, msg):
-        # One message from the host, already decoded. Malformed requests are answered with
-        # Invalid Request; malformed notifications and responses have nobody to answer: dropped.
+    def receive(self, msg, line=None):
+        # One message from the host, already decoded (from line, its bytes, when the front has
+        # them: a routed request may reach its board as it came). Malformed requests are
+        # answered with Invalid Request; malformed notifications and responses have nobody to
+        # answer: dropped.
         try:
-            self._receive(msg)
+            self._receive(msg, line=line)
         except Exception:   # a bug must cost this message, never the session or the bridge
             log.exception("handling a message from %s", self.label)
 
@@ -138,7 +140,7 @@ class HostSession:
                 log.exception("handling a message from %s", self.label)
         batch.close()
 
-    def _receive(self, msg, batch=None):
+    def _receive(self, msg, batch=None, line=None):
         rid = msg.get("id") if type(msg) is dict else None
         good_id = type(rid) in (int, str)
         method = msg.get("method") if type(msg) is dict else None
@@ -179,7 +181,8 @@ class HostSession:
             # A routed request (a tools/call to one board): no task, its answer's future
             # stands in for one in self.tasks (cancel() abandons it).
             try:
-                future = self.hosts.handshake.start(self, rid, method, params,
+                future = self.hosts.handshake.start(self, rid, method, params if line is None
+                                                    else routable(msg, line),
                                                     lambda reply: self._served(rid, reply))
             except Exception as e:   # a bug costs this request, never the session
                 log.exception("serving %s", method)
@@ -187,7 +190,7 @@ class HostSession:
                 return
             if future is not None:
                 self.tasks[rid] = future
-                future.add_done_callback(lambda f: f.cancelled() and self._cancelled(rid))
+                future.add_done_callback(self._routed_done)
                 return
         task = asyncio.get_running_loop().create_task(self._serve(rid, method, params))
         self.tasks[rid] = task
@@ -215,6 +218,14 @@ class HostSession:
             self.tasks.pop(rid, None)
         self._answer(rid, reply)
 
+    def _routed_done(self, future):
+        # A routed request's future is done: cancelled (its answer, which comes first, takes
+        # this callback off: _served).
+        if future.cancelled():
+            rid = next((rid for rid, task in self.tasks.items() if task is future), None)
+            if rid is not None:
+                self._cancelled(rid)
+
     def _cancelled(self, rid):
         # A request served without a task was cancelled (by the host, or as the session ends).
         self.tasks.pop(rid, None)
@@ -223,7 +234,9 @@ class HostSession:
 
     def _served(self, rid, reply):
         # A request served without a task has its reply (a cancelled one never gets here).
-        self.tasks.pop(rid, None)
+        future = self.tasks.pop(rid, None)
+        if future is not None:
+            future.remove_done_callback(self._routed_done)
         try:
             self._answer(rid, reply, spliced=True)
         except Exception as e:   # a bug costs this request its answer, never the session

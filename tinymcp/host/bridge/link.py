@@ -20,7 +20,8 @@ import serial
 
 from tinymcp import cborlink, protocol
 
-from tinymcp.host.bridge.wire import TOO_LONG, BoardAnswer, LineSplitter, dump, reason
+from tinymcp.host.bridge import turn
+from tinymcp.host.bridge.wire import TOO_LONG, BoardAnswer, LineSplitter, dump_line, reason
 
 log = logging.getLogger("tinymcp.bridge.link")
 
@@ -142,8 +143,9 @@ def parse_line(line):
         return None, None
     start = 0 if line[:1] == b"{" else line.find(_JSONRPC)
     if start >= 0:
-        try:
-            msg = json.loads(line[start:])
+        try:   # UTF-8, as json.loads would find ('{' then no NUL), without looking for it
+            msg = json.loads(line[start:].decode("utf-8", "surrogatepass")
+                             if line[start + 1:start + 2] != b"\x00" else line[start:])
         except (ValueError, RecursionError):
             msg = None
         if type(msg) is dict and msg.get("jsonrpc") == "2.0":
@@ -237,13 +239,15 @@ class PortLoop:
             self._failed(EOFError("the port reports readiness to read but returns no data"))
             return
         if not self.stopped:
-            self.received(data)
+            turn.handled(self.received, data)
 
     def kick(self):
-        # Frames are waiting: written at the end of this turn of the loop, all that came in it.
+        # Frames are waiting: written once the chunk of input being handled has been (turn.py),
+        # else at the end of this turn of the loop: all that came meanwhile in one write.
         if not self._kicked and not self._watching and self.running:
             self._kicked = True
-            self.loop.call_soon(self._write)
+            if not turn.hold(self._write):
+                self.loop.call_soon(self._write)
 
     def _write(self):
         self._kicked = False
@@ -354,7 +358,7 @@ class PortThreads:
     def _deliver(self, data):
         self._ahead.release()
         if not self.stopped:
-            self.received(data)
+            turn.handled(self.received, data)
 
     def _released(self):
         if not self.released.done():
@@ -588,7 +592,7 @@ class Link:
         # One message as the board reads it: a JSON line, or a CBOR link frame.
         if self.mode == "cbor":
             return to_link(msg)
-        return dump(msg).encode() + b"\n"
+        return dump_line(msg)   # a host's request as it came (wire.HostParams), or encoded
 
     def send(self, msg, urgent=False):
         return self.write(self.encode(msg), urgent)
@@ -638,6 +642,8 @@ class Link:
     def _take_frames(self):
         # -> the frames waiting, urgent ones first, up to WRITE_MAX bytes joined for one write
         # (what stays waiting can still be withdrawn), or None.
+        if not (self._urgent or self._queue):   # nothing (the loop's writer asks once more
+            return None                         # after each write): no lock to take for it
         with self._wake:
             if not (self._urgent or self._queue):
                 return None

@@ -336,7 +336,7 @@ class Router:
         else:
             future = p.future
 
-        told = []   # once ended() has run: the board's answer settled p (p.then), or the
+        told = []   # once the call has ended: the board's answer settled p (p.then), or the
                     # done callback below came first (a cancel, a refusal made at once)
 
         def ended(future):
@@ -348,10 +348,19 @@ class Router:
                     board.session.abandon(p, "cancelled by the client")
                 self._end(method, forward, call, board, None, token)
                 return
+            answered(future.result())
+
+        def settled(result):   # p.then: the board's answer or the deadline, p.future not done yet
+            if told:
+                return
+            told.append(True)
+            future.remove_done_callback(ended)   # nothing left for it to do: no turn of the loop
+            answered(result)
+
+        def answered(result):
             try:
                 reply = self.routes.outward_reply(
-                    board, method, self._end(method, forward, call, board, future.result(),
-                                             token))
+                    board, method, self._end(method, forward, call, board, result, token))
             except Exception as e:   # a bug costs this call, never the host's session
                 log.exception("answering %s", method)
                 reply = err(INTERNAL_ERROR, "Internal error in the bridge: %s" % e)
@@ -360,7 +369,7 @@ class Router:
             else:
                 then(reply)
         if type(p) is not dict:   # the board's answer (or the deadline) answers the host in
-            p.then = ended        # that turn of the loop, not the next
+            p.then = settled      # that turn of the loop, not the next
         future.add_done_callback(ended)
         return future
 

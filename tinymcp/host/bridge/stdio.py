@@ -1,12 +1,15 @@
 # The stdio front: one host session on stdin/stdout, newline-delimited JSON-RPC. stdin is read
 # by the event loop where it can watch it (a pipe or a socket, on Linux and macOS); elsewhere in a
-# thread, as the official SDK reads it: a console, a pipe or a file, on every OS.
+# thread, as the official SDK reads it: a console, a pipe or a file, on every OS. Each chunk read
+# is handled where it is read, in that turn of the loop: its lines go to the session, and what
+# they lead to (frames to boards, answers on stdout) is written once the chunk has been (turn.py).
 import asyncio
 import logging
 import os
 import sys
 import threading
 
+from tinymcp.host.bridge import turn
 from tinymcp.host.bridge.wire import (MAX_MESSAGE, TOO_LONG, LineSplitter, decode, dump_line,
                                       too_long)
 
@@ -15,37 +18,30 @@ log = logging.getLogger("tinymcp.bridge.stdio")
 CHUNK = 1 << 16
 
 
-def open_stdin(stdin, loop):
-    # -> what reads stdin: the loop where it can watch its descriptor (no thread between a host's
-    # line and the bridge), else a thread.
+def open_stdin(stdin, loop, handle):
+    # -> what reads stdin and calls handle(chunk) on the loop for each chunk (b"" once, at the
+    # end of input): the loop where it can watch its descriptor (no thread between a host's line
+    # and the bridge), else a thread.
     try:
-        return StdinLoop(stdin.fileno(), loop)
+        return StdinLoop(stdin.fileno(), loop, handle)
     except (AttributeError, OSError, ValueError, NotImplementedError):
         # no descriptor; a regular file or /dev/null (epoll refuses them: PermissionError);
         # an event loop without add_reader (Windows')
-        return StdinThread(stdin, loop)
+        return StdinThread(stdin, loop, handle)
 
 
 class StdinLoop:
-    # stdin read by the event loop when it is readable, at most READ_AHEAD chunks ahead of the
-    # session (then it is not read until the session takes one). Its descriptor stays blocking,
-    # as the host's end of it may be shared: one read after readiness does not block.
-    READ_AHEAD = 16
+    # stdin read by the event loop when it is readable, each chunk handled as it is read. Its
+    # descriptor stays blocking, as the host's end of it may be shared: one read after readiness
+    # does not block.
 
-    def __init__(self, fd, loop):
+    def __init__(self, fd, loop, handle):
         self.fd = fd
         self.loop = loop
-        self._chunks = asyncio.Queue()
+        self.handle = handle
         self._watching = False
-        self._ended = False
-        self._watch(True)
-
-    def _watch(self, on):
-        if on and not self._watching:
-            self.loop.add_reader(self.fd, self._readable)
-        elif not on and self._watching:
-            self.loop.remove_reader(self.fd)
-        self._watching = on
+        loop.add_reader(fd, self._readable)   # NotImplementedError: a loop without it
+        self._watching = True
 
     def _readable(self):
         try:
@@ -55,20 +51,14 @@ class StdinLoop:
         except OSError as e:   # the end, like EOF
             log.debug("stdin: %s", e)
             data = b""
-        self._chunks.put_nowait(data)
-        self._ended = not data
-        if self._ended or self._chunks.qsize() >= self.READ_AHEAD:
-            self._watch(False)
-
-    async def read(self):
-        # -> the next chunk; b"" at the end of input.
-        data = await self._chunks.get()
-        if not self._ended and self._chunks.qsize() < self.READ_AHEAD:
-            self._watch(True)
-        return data
+        if not data:
+            self.close()
+        turn.handled(self.handle, data)
 
     def close(self):
-        self._watch(False)
+        if self._watching:
+            self._watching = False
+            self.loop.remove_reader(self.fd)
 
 
 class StdinThread:
@@ -77,9 +67,10 @@ class StdinThread:
     # a pipe the bridge does not read. A stdin that is closed, unreadable or /dev/null ends at once.
     READ_AHEAD = 16
 
-    def __init__(self, stdin, loop):
+    def __init__(self, stdin, loop, handle):
         self.loop = loop
-        self._chunks = asyncio.Queue()
+        self.handle = handle
+        self._closed = False
         self._ahead = threading.Semaphore(self.READ_AHEAD)
         # The unbuffered file below sys.stdin: a thread blocked in a buffered read would hold the
         # buffer's lock while the interpreter shuts down.
@@ -87,25 +78,24 @@ class StdinThread:
         source = getattr(source, "raw", source)
         self._read = getattr(source, "read", None)
         if self._read is None:
-            self._chunks.put_nowait(b"")
+            loop.call_soon(self._deliver, b"")
         else:
             threading.Thread(target=self._run, name="tinymcp-stdin", daemon=True).start()
 
     def close(self):
-        pass   # a daemon thread: a read still blocked does not hold the bridge up
+        self._closed = True   # a daemon thread: a read still blocked does not hold the bridge up
 
-    async def read(self):
-        # -> the next chunk; b"" at the end of input.
-        data = await self._chunks.get()
+    def _deliver(self, data):
         self._ahead.release()
-        return data
+        if not self._closed:
+            turn.handled(self.handle, data)
 
     def _run(self):
         try:
             while True:
                 data = self._read(CHUNK)
                 self._ahead.acquire()
-                self.loop.call_soon_threadsafe(self._chunks.put_nowait, data)
+                self.loop.call_soon_threadsafe(self._deliver, data)
                 if not data:
                     return
         except RuntimeError:     # the loop has closed: the bridge has ended
@@ -113,7 +103,7 @@ class StdinThread:
         except Exception as e:   # OSError, ValueError (closed): the end, like EOF
             log.debug("stdin: %s", e)
         try:
-            self.loop.call_soon_threadsafe(self._chunks.put_nowait, b"")
+            self.loop.call_soon_threadsafe(self._deliver, b"")
         except RuntimeError:
             pass
 
@@ -121,19 +111,24 @@ class StdinThread:
 async def serve_stdio(hosts, stdin=None, stdout=None):
     # Serve until stdin ends. Nothing but protocol frames is ever written to stdout.
     loop = asyncio.get_running_loop()
-    stdin = open_stdin(stdin or sys.stdin, loop)
     out = stdout or sys.stdout.buffer
-    gone = asyncio.Event()
-    lines = []   # messages sent in this turn of the loop: one write for them all
+    ended = loop.create_future()   # stdin has ended, or the host closed stdout
+    lines = []   # messages sent and not yet written: one write for them all
     session = None
 
+    def end():
+        if not ended.done():
+            ended.set_result(None)
+
     def send(msg, related=None):
-        if gone.is_set():
+        if ended.done() and ended.result():   # the host closed its end: nothing more goes
             return
         lines.append(dump_line(msg))
+        if len(lines) > 1 or turn.hold(flush):   # a flush is on its way: they join its write
+            return
         if session is None or not session.tasks:   # nothing else in flight: at once
             flush()
-        elif len(lines) == 1:   # others may end in this turn: their answers join this write
+        else:   # others may end in this turn of the loop: their answers join this write
             loop.call_soon(flush)
 
     def flush():
@@ -141,34 +136,44 @@ async def serve_stdio(hosts, stdin=None, stdout=None):
             return
         data = b"".join(lines)
         lines.clear()
-        if gone.is_set():
+        if ended.done() and ended.result():
             return
         try:
             out.write(data)
             out.flush()
         except (BrokenPipeError, OSError, ValueError):
-            gone.set()  # the host closed its end
+            # the host closed its end: nothing more is read or written
+            if ended.done():
+                return
+            ended.set_result("gone")
+
+    splitter = LineSplitter(MAX_MESSAGE)
+
+    def handle(data):
+        # One chunk of stdin (b"": its end) -> each line it completes to the session.
+        if ended.done():
+            return
+        for line in splitter.feed(data) if data else splitter.end():
+            if line is TOO_LONG:   # dropped as it streamed: one answer for the whole line
+                send(too_long())
+                continue
+            line = line.strip()
+            if not line:
+                continue
+            msg, problem = decode(line)
+            if problem is not None:
+                send(problem)
+            else:
+                session.receive(msg, line)
+        if not data:
+            end()
 
     session = hosts.open_session(send, "stdio")
-    splitter = LineSplitter(MAX_MESSAGE)
+    stdin = open_stdin(stdin or sys.stdin, loop, handle)
     try:
-        while not gone.is_set():
-            data = await stdin.read()
-            for line in splitter.feed(data) if data else splitter.end():
-                if line is TOO_LONG:   # dropped as it streamed: one answer for the whole line
-                    send(too_long())
-                    continue
-                line = line.strip()
-                if not line:
-                    continue
-                msg, problem = decode(line)
-                if problem is not None:
-                    send(problem)
-                else:
-                    session.receive(msg)
-            if not data:
-                break
-        if session.tasks:  # input ended with requests in flight: answer them first
+        await ended
+        if session.tasks and not ended.result():
+            # input ended with requests in flight: answer them first
             await asyncio.wait(list(session.tasks.values()), timeout=hosts.timeout + 1)
     finally:
         stdin.close()

@@ -43,14 +43,16 @@ def _constant(name):
     return _NONFINITE
 
 
-def _may_be_wrong(data):
+def _may_be_wrong(data, utf8=None):
     # Whether a message that parsed may still hold what _problem refuses: a non-finite number
     # (the parse met one), a lone surrogate (only an escape, or the UTF-8 of one: 0xED then
-    # 0xA0..0xBF, can spell it) or nesting deeper than MAX_DEPTH (not without that many
-    # brackets). Most messages hold none of these, and are not walked.
+    # 0xA0..0xBF, can spell it; utf8: the bytes data was decoded from as UTF-8, looked at for
+    # an 0xED first) or nesting deeper than MAX_DEPTH (not without that many brackets). Most
+    # messages hold none of these, and are not walked.
     if _nonfinite:
         return True
-    return ("\\u" in data or _SURROGATE.search(data) is not None
+    return ("\\u" in data or ((utf8 is None or b"\xed" in utf8)
+                               and _SURROGATE.search(data) is not None)
             or data.count("[") + data.count("{") > MAX_DEPTH)
 
 
@@ -91,7 +93,9 @@ class BoardAnswer(dict):
         if self.rest is None:
             return out
         encoded = Encoded(out)
-        encoded.data = b'{"jsonrpc":"2.0","id":' + dump(out["id"]).encode() + self.rest
+        rid = out["id"]   # an int or a str (host.py takes no other); an int needs no encoder
+        encoded.data = (b'{"jsonrpc":"2.0","id":' + (b"%d" % rid if type(rid) is int else
+                                                     dump(rid).encode()) + self.rest)
         return encoded
 
 
@@ -99,6 +103,56 @@ class Encoded(dict):
     # A message with its bytes already made (data: its JSON, no newline); a dict as any other
     # for whoever reads it.
     __slots__ = ("data",)
+
+
+# -- a host's tools/call relayed as it came: parsed once (the bridge routes it), its id the only
+#    thing rewritten in its bytes on the way to the board -------------------------------------
+
+# The host's id in its line: "id", then its value (an integer or a string) in group 1.
+_HOST_ID = re.compile(rb'"id"[ \t]*:[ \t]*(-?\d+|"(?:[^"\\]|\\.)*")')
+
+
+class HostParams(dict):
+    # The params of a host's tools/call whose line can reach a board as it came but for its id:
+    # frame(id) -> that line with the bridge's id for the board (bytes, no newline). Whatever
+    # changes the params on the way (another tool name, a _meta key of the bridge's, a field an
+    # older revision lacks) makes a plain dict of them, which is encoded again.
+    __slots__ = ("head", "tail")
+
+    def frame(self, rid):
+        return self.head + str(int(rid)).encode() + self.tail
+
+
+def routable(msg, line):
+    # A host's message decoded from line (bytes) -> its params as a HostParams when the line may
+    # go to a board as it came, its id rewritten: a tools/call with no key but jsonrpc, id,
+    # method and params, in UTF-8 with no BOM, and in the line:
+    # - each key the bridge reads (routes by, checks) once, "task" at most once: a duplicate key
+    #   reads differently in different parsers, and the board must read what the bridge did;
+    # - no \u escape (which could spell a key), no 0xED byte (which leads the UTF-8 of a lone
+    #   surrogate), no CR (a board's tty may read it as the end of the line).
+    # Else its params as they are. The board reads the host's own bytes (a number as the host
+    # wrote it); a few scans of the line in C cost about what encoding a small request does.
+    params = msg.get("params")
+    if (msg.get("method") != "tools/call" or len(msg) != 4 or type(params) is not dict
+            or line[:1] != b"{" or b"\\u" in line or b"\xed" in line or b"\r" in line
+            or line.count(b'"id"') != 1 or line.count(b'"name"') != 1
+            or line.count(b'"method"') != 1 or line.count(b'"params"') != 1
+            or line.count(b'"jsonrpc"') != 1 or line.count(b'"task"') > 1):
+        return params
+    found = _HOST_ID.match(line, line.find(b'"id"'))
+    if found is None:
+        return params
+    rid, value = msg["id"], found.group(1)
+    if type(rid) is int:
+        if value[:1] == b'"' or int(value) != rid:
+            return params
+    elif type(rid) is not str or value[:1] != b'"' or _decoder.decode(value.decode()) != rid:
+        return params
+    routed = HostParams(params)
+    routed.head = line[:found.start(1)]
+    routed.tail = line[found.end(1):]
+    return routed
 
 
 def reason(error):
@@ -125,16 +179,20 @@ def decode(data):
     # bytes -> (message, None) or (None, the error message that answers it). A host's response
     # (to a board's sampling request) with numbers that are not JSON becomes an error response.
     _nonfinite.clear()
+    utf8 = None
     try:
         if type(data) is not str:
-            data = data.decode(json.detect_encoding(data), "surrogatepass")
+            if data[:1] == b"{" and data[1:2] != b"\x00":   # UTF-8, as detect_encoding says
+                utf8, data = data, data.decode("utf-8", "surrogatepass")
+            else:
+                data = data.decode(json.detect_encoding(data), "surrogatepass")
         msg = _decoder.decode(data)
     except RecursionError:
         return None, error(None, INVALID_REQUEST, "Invalid Request: nested deeper than %d "
                            "levels" % MAX_DEPTH)
     except ValueError:   # UnicodeDecodeError is one too
         return None, error(None, PARSE_ERROR, "Parse error")
-    problem = _problem(msg) if _may_be_wrong(data) else None
+    problem = _problem(msg) if _may_be_wrong(data, utf8) else None
     if problem is None:
         return msg, None
     rid = msg.get("id") if type(msg) is dict else None
@@ -189,6 +247,13 @@ class LineSplitter:
 
     def feed(self, data):
         # -> the lines (bytes, without their newline) and TOO_LONG marks that data completes.
+        if not self._partial and not self._dropping and len(data) <= self.max_line:
+            # The usual chunk: whole lines, none too long (a relay's hot path), split at once.
+            lines = data.split(b"\n")
+            rest = lines.pop()
+            if rest:
+                self._partial += rest
+            return lines
         lines = []
         start = 0
         while True:
