@@ -346,9 +346,16 @@ class StreamableSession:
                 done = stream.final or stream.closed
                 if not started:
                     started = True
+                    chunks = [first] + chunks if first else chunks
+                    if done:   # the whole stream is here: its length is known, no chunking
+                        body = b"".join(chunks)
+                        await send({"type": "http.response.start", "status": 200,
+                                    "headers": SSE_HEADERS + self.head + [
+                                        (b"content-length", b"%d" % len(body))]})
+                        await send({"type": "http.response.body", "body": body})
+                        return
                     await send({"type": "http.response.start", "status": 200,
                                 "headers": SSE_HEADERS + self.head})
-                    chunks = [first] + chunks if first else chunks
                     if not done:
                         gone = asyncio.ensure_future(_disconnected(receive))
                         gone.add_done_callback(lambda _: stream.close())
