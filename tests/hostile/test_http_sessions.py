@@ -152,3 +152,43 @@ def test_one_get_stream_per_session(bridge):
         second = httpx.get(url, headers=headers, timeout=30)
         assert second.status_code == 409 and jsonrpc_error(second)
     assert host.request("ping")["result"] == {}
+
+
+def test_a_session_idle_past_its_time_is_closed_and_a_busy_one_is_not(monkeypatch):
+    # In process, with the idle time cut to a moment: the session nobody uses is closed (its
+    # host session with it) and forgotten; the one serving a request (an open GET stream is
+    # one) stays.
+    import asyncio
+
+    from tinymcp.host.bridge import http as front_module
+    from tinymcp.host.bridge.streamable import StreamableSession
+    monkeypatch.setattr(front_module, "IDLE_SECONDS", 0.2)
+
+    class QuietHost:   # a host session nobody asks anything
+        version = None
+        batched = {}
+        closed = False
+
+        def close(self):
+            self.closed = True
+
+    class QuietHosts:
+        def open_session(self, send, label, unanswered=None):
+            return QuietHost()
+
+    async def main():
+        front = front_module.HttpFront(QuietHosts())
+        async with front.lifespan(None):
+            sessions = {}
+            for sid in ("idle", "busy"):
+                sessions[sid] = front.sessions[sid] = StreamableSession(sid, front.hosts,
+                                                                        front._ended)
+                front.used[sid] = front_module.loop_time()
+            front.busy["busy"] += 1
+            await asyncio.sleep(1.0)
+            left = set(front.sessions)
+        return sessions, left
+    sessions, left = asyncio.run(main())
+    assert left == {"busy"}
+    assert sessions["idle"].ended and sessions["idle"].host.closed
+    assert sessions["busy"].ended   # by the front's own end (close_all), not before

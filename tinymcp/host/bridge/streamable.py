@@ -134,7 +134,7 @@ def message_event(event_id, data):
     return b"id: %d\r\nevent: message\r\ndata: %s\r\n\r\n" % (event_id, data)
 
 
-class Stream:
+class SseStream:
     # What waits to go out on one open SSE response, in order, and whether its last message
     # (the response to its request) is among it. A host that stops reading loses notifications
     # beyond MAX_WAITING; the response always waits.
@@ -193,7 +193,7 @@ class StreamableSession:
         self.ended = False
         self._on_end = ended
         self.events = RecentEvents()
-        self.streams = {}   # stream key (str(request id), or GET) -> its open Stream
+        self.streams = {}   # stream key (str(request id), or GET) -> its open SseStream
         self.head = [(b"mcp-session-id", sid.encode())]
         self.label = "http session " + sid[:8]
         self.host = hosts.open_session(self._deliver, "http " + sid[:8], self._unanswered)
@@ -283,7 +283,7 @@ class StreamableSession:
             asked = params.get("protocolVersion") if msg["method"] == "initialize" and type(
                 params) is dict else None
             version = asked if type(asked) is str else headers.get("mcp-protocol-version")
-        stream = self.streams[key] = Stream(self.label)
+        stream = self.streams[key] = SseStream(self.label)
         first = self._priming(key, version)
         self.host.receive(msg)
         await self._pour(key, stream, first, HEAD_SECONDS, receive, send)
@@ -309,7 +309,7 @@ class StreamableSession:
             await reject(409, "Conflict: Only one SSE stream is allowed per session")(
                 scope, receive, send)
             return
-        stream = self.streams[GET] = Stream(self.label)
+        stream = self.streams[GET] = SseStream(self.label)
         await self._pour(GET, stream, b"", 0, receive, send)
 
     async def _resume(self, last, headers, scope, receive, send):
@@ -322,7 +322,7 @@ class StreamableSession:
                              scope, receive, send)
             return
         key, backlog = found
-        stream = Stream(self.label)
+        stream = SseStream(self.label)
         stream.chunks = [message_event(eid, data) for eid, data, _final in backlog]
         stream.final = any(final for _eid, _data, final in backlog)
         if not stream.final:
