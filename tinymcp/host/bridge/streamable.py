@@ -12,7 +12,7 @@ from tinymcp.host.bridge.wire import Encoded, dump
 
 log = logging.getLogger("tinymcp.bridge.http")
 
-GET = "\x00get"          # the key of the session's standalone GET stream (no request id)
+GET = None               # the key of the session's GET stream (a request's: str(its id))
 RETRY_MS = 1000          # how soon a client whose SSE stream closed should come back for the rest
 PING_SECONDS = 15.0      # an SSE comment this often keeps a silent stream open through proxies
 HEAD_SECONDS = 0.5       # a POST's SSE headers wait this long for its first message: most answers
