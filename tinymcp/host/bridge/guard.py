@@ -190,14 +190,47 @@ def connection_cap():
     return max(4, min(MAX_CONNECTIONS, (soft - 32) // 2))
 
 
+class JoinedWrites:
+    # A connection's transport whose writes in one turn of the loop go out as one send: uvicorn
+    # writes a response's head, its body and its end each on its own, a syscall (and on
+    # loopback, the whole TCP delivery) apiece. The rest is the transport's own.
+    __slots__ = ("transport", "loop", "pending")
+
+    def __init__(self, transport, loop):
+        self.transport = transport
+        self.loop = loop
+        self.pending = []
+
+    def write(self, data):
+        if data:
+            if not self.pending:
+                self.loop.call_soon(self.flush)
+            self.pending.append(bytes(data))
+
+    def flush(self):
+        if self.pending:
+            data = b"".join(self.pending)
+            self.pending.clear()
+            if not self.transport.is_closing():
+                self.transport.write(data)
+
+    def close(self):
+        self.flush()
+        self.transport.close()
+
+    def __getattr__(self, name):
+        return getattr(self.transport, name)
+
+
 class Connection(H11Protocol):
     # uvicorn's h11 protocol with a deadline for each request's headers and a cap on open
     # connections: when it is reached, the connection idle longest (between requests, or
     # never sending one) is closed to make room; when none is idle, the new one gets 503.
+    # Its writes are joined (JoinedWrites).
     cap = MAX_CONNECTIONS
 
     def connection_made(self, transport):
-        super().connection_made(transport)
+        super().connection_made(JoinedWrites(transport, self.loop))
         self.idle_since = self.loop.time()
         self._seen = None
         self._deadline = None

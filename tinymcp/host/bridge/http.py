@@ -1,22 +1,17 @@
-# The Streamable HTTP front (MCP 2025-11-25): the official SDK's transport per session, on uvicorn.
+# The Streamable HTTP front (MCP 2025-03-26 .. 2026-07-28) on uvicorn: sessions (streamable.py), a
+# 2026-07-28 request on its own, the caps per client.
 import asyncio
 import collections
 import contextlib
 import hashlib
-import itertools
 import json
 import logging
 import uuid
 
-import anyio
 import uvicorn
-from mcp.server.streamable_http import (EventMessage, EventStore, StreamableHTTPServerTransport,
-                                        check_accept_headers)
 from mcp.shared.inbound import (ERROR_CODE_HTTP_STATUS, InboundLadderRejection,
                                 classify_inbound_request, decode_header_value,
                                 find_duplicated_routing_header, validate_mcp_param_headers)
-from mcp.shared.message import ServerMessageMetadata, SessionMessage
-from mcp_types import JSONRPCResponse, jsonrpc_message_adapter
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -29,6 +24,8 @@ from tinymcp.host.bridge.auth import ACT, READ, bearer
 from tinymcp.host.bridge.guard import (CLIENT, MESSAGE, Connection, Guard, connection_cap,
                                        quiet_accept_errors, reject)
 from tinymcp.host.bridge.host import is_stateless
+from tinymcp.host.bridge.streamable import (MAX_WAITING, PING_SECONDS, SSE_HEADERS,
+                                            StreamableSession, accepts, post_refusal)
 
 log = logging.getLogger("tinymcp.bridge.http")
 
@@ -37,14 +34,7 @@ MAX_SESSIONS = 64        # open sessions; a new one closes the one idle longest 
 CLIENT_SESSIONS = 24     # open sessions of one client; its next closes its own idlest
 CLIENT_REQUESTS = 48     # requests of one client being served at once (streams too); more: 429
 LISTEN_SECONDS = 15 * 60   # a subscriptions/listen stream is ended cleanly after this long
-MAX_WAITING = 256        # notifications waiting for a host that does not read; more are dropped
-RETRY_MS = 1000          # how soon a client whose SSE stream closed should come back for the rest
-PING_SECONDS = 15.0      # an SSE comment this often keeps a silent 2026-07-28 stream open
 TASK_METHODS = frozenset(("tasks/get", "tasks/update", "tasks/cancel"))   # Mcp-Name: taskId
-SSE_HEADERS = [(b"content-type", b"text/event-stream"),
-               (b"cache-control", b"no-cache, no-transform"),
-               (b"connection", b"keep-alive"), (b"x-accel-buffering", b"no")]
-ENDED = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)
 
 
 def modern_body(msg):
@@ -55,51 +45,6 @@ def modern_body(msg):
     meta = params.get("_meta") if type(params) is dict else None
     return msg.get("method") == "server/discover" or (
         type(meta) is dict and VERSION_META in meta)
-
-
-class RecentEvents(EventStore):
-    # The last events of one session's SSE streams, so a client that lost a stream (or was told
-    # to poll) resumes it with Last-Event-ID. Bounded in count and bytes: a long-gone stream
-    # cannot be replayed, and a session nobody reads costs little.
-    keep = 128
-    keep_bytes = 128 << 10
-
-    def __init__(self):
-        self.events = collections.OrderedDict()   # event id -> (stream id, message, size)
-        self.size = 0
-        self._ids = itertools.count(1)
-
-    async def store_event(self, stream_id, message):
-        event_id = str(next(self._ids))
-        size = len(message.model_dump_json(by_alias=True, exclude_unset=True)) if message else 0
-        self.events[event_id] = (stream_id, message, size)
-        self.size += size
-        while len(self.events) > self.keep or (self.size > self.keep_bytes
-                                                and len(self.events) > 1):
-            self.size -= self.events.popitem(last=False)[1][2]
-        return event_id
-
-    async def replay_events_after(self, last_event_id, send_callback):
-        found = self.events.get(last_event_id)
-        if found is None:
-            return None
-        stream_id, after = found[0], False
-        for event_id, (stream, message, _size) in list(self.events.items()):
-            if after and stream == stream_id and message is not None:
-                await send_callback(EventMessage(message, event_id))
-            after = after or event_id == last_event_id
-        return stream_id
-
-
-class Transport(StreamableHTTPServerTransport):
-    # The SDK transport, priming SSE streams (an event id and a retry time, SEP-1699) by the
-    # version the session negotiated: the SDK goes by each request's MCP-Protocol-Version
-    # header, and a 2025-11-25 session's client may still send an older one there.
-    negotiated = None   # fn() -> the session's protocol version, once initialize was answered
-
-    async def _mint_priming_event(self, stream_id, protocol_version):
-        version = self.negotiated() if self.negotiated is not None else None
-        return await super()._mint_priming_event(stream_id, version or protocol_version)
 
 
 class QuietServer(uvicorn.Server):
@@ -150,36 +95,44 @@ READ_METHODS = frozenset((
 
 class HttpFront:
     # ASGI app for /mcp, behind the Guard: checks the protocol version and the client's OAuth
-    # scope, then hands the request to that session's SDK transport; a session is created by an
+    # scope, then hands the request to its session (streamable.py); a session is created by an
     # initialize. Who asks (scope[CLIENT], from the Guard) is the unit of the caps: sessions and
     # requests in flight per client, so no client can crowd out another.
 
     def __init__(self, hosts, auth=None):
         self.hosts = hosts
         self.auth = auth     # auth.py's front (its challenge() for a 403), None: no scopes
-        self.sessions = {}   # session id -> SDK transport
+        self.sessions = {}   # session id -> its StreamableSession
         self.used = {}       # session id -> when a request last came for it
         self.busy = collections.Counter()   # session id -> its requests being served
         self.owner = {}      # session id -> the key of the client that opened it
         self.leased = {}     # session id -> until when it holds a lease it asked for (lease_s)
         self.serving = collections.Counter()   # client key -> its requests being served
-        self.tg = None
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app):
-        async with anyio.create_task_group() as tg:
-            self.tg = tg
-            try:
-                yield
-            finally:
-                await self.close_all()
-                tg.cancel_scope.cancel()
+        sweeping = asyncio.ensure_future(self._sweep())
+        try:
+            yield
+        finally:
+            sweeping.cancel()
+            await self.close_all()
 
     async def close_all(self):
-        for transport in list(self.sessions.values()):
-            with anyio.CancelScope(shield=True):
-                await transport.terminate()
+        for session in list(self.sessions.values()):
+            session.end()
         self.sessions.clear()
+
+    async def _sweep(self):
+        # A session with no request in flight (an open GET stream is one) for IDLE_SECONDS is
+        # closed, its subscriptions with it.
+        while True:
+            await asyncio.sleep(max(0.05, IDLE_SECONDS / 8))
+            now = loop_time()
+            for sid, session in list(self.sessions.items()):
+                if sid not in self.busy and now - self.used.get(sid, now) >= IDLE_SECONDS:
+                    log.info("session %s idle %.0f s: closed", sid[:8], now - self.used[sid])
+                    session.end()
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -252,28 +205,27 @@ class HttpFront:
             await self._stateless(request, msg, scope, receive, send)
             return
         if sid is not None:
-            transport = self.sessions.get(sid)
-            if transport is None:
+            session = self.sessions.get(sid)
+            if session is None:
                 await reject(404, "Session not found")(scope, receive, send)
                 return
             if self.owner.get(sid) != (client.key if client is not None else None):
                 await reject(404, "Session not found")(scope, receive, send)
                 return   # another client's session: as good as unknown to this one
-            self.used[sid] = anyio.current_time()
+            self.used[sid] = loop_time()
             self._note_lease(sid, msg)
             self.busy[sid] += 1
             try:
-                if type(msg) is list:   # the SDK's transport takes one message per POST
-                    await self._batch(transport.host, msg, scope, receive, send)
+                if type(msg) is list and request.method == "POST":
+                    await self._batch(session.host, msg, scope, receive, send)
                 else:
-                    await transport.handle_request(scope, receive, send)
+                    await session.handle(request.method, request.headers, msg, scope, receive,
+                                         send)
             finally:
                 self.busy[sid] -= 1
                 if not self.busy[sid]:
                     del self.busy[sid]
-                self.used[sid] = anyio.current_time()
-            if transport.is_terminated:
-                self._forget(sid)
+                self.used[sid] = loop_time()
             return
         if request.method != "POST":
             await reject(400, "Bad Request: Missing session ID")(scope, receive, send)
@@ -288,7 +240,12 @@ class HttpFront:
         args = params.get("arguments") if type(params) is dict else None
         lease = args.get("lease_s") if type(args) is dict else None
         if type(lease) in (int, float) and 0 < lease < 1e6:
-            self.leased[sid] = max(self.leased.get(sid, 0), anyio.current_time() + lease)
+            self.leased[sid] = max(self.leased.get(sid, 0), loop_time() + lease)
+
+    def _ended(self, session):
+        # A session has ended (DELETE, idle, closed for room, the bridge's end): forgotten.
+        if self.sessions.get(session.sid) is session:
+            self._forget(session.sid)
 
     def _forget(self, sid):
         self.sessions.pop(sid, None)
@@ -297,7 +254,7 @@ class HttpFront:
         self.leased.pop(sid, None)
 
     def _leasing(self, sid):
-        return self.leased.get(sid, 0) > anyio.current_time()
+        return self.leased.get(sid, 0) > loop_time()
 
     async def _make_room(self, key):
         # Room for a session of client `key`. At CLIENT_SESSIONS of its own, its own idlest
@@ -316,17 +273,14 @@ class HttpFront:
             else:
                 return True
             sid = min(pool, key=lambda s: (s in self.busy, self.used.get(s, 0)))
-            transport = self.sessions.pop(sid)
             log.info("%d sessions open: closing session %s, idle %.0f s (%d of this client's)",
-                     len(self.sessions) + 1, sid[:8],
-                     anyio.current_time() - self.used.get(sid, 0), len(own))
+                     len(self.sessions), sid[:8], loop_time() - self.used.get(sid, 0), len(own))
+            self.sessions[sid].end()
             self._forget(sid)
-            with anyio.CancelScope(shield=True):
-                await transport.terminate()
 
     async def _open_session(self, request, msg, scope, receive, send):
         # Only an initialize may open a session; anything else without a session id is refused
-        # before a transport exists, so a probe (server/discover) leaves nothing behind.
+        # before a session exists, so a probe (server/discover) leaves nothing behind.
         if type(msg) is dict and "id" in msg and is_stateless(msg.get("method"), msg.get("params")):
             # A 2026-07-28 request without its MCP-Protocol-Version header: the checks say so.
             await self._stateless(request, msg, scope, receive, send)
@@ -338,6 +292,12 @@ class HttpFront:
         if type(msg) is not dict or msg.get("method") != "initialize":
             await reject(400, "Bad Request: Missing session ID")(scope, receive, send)
             return
+        refusal = post_refusal(request.headers, msg)
+        if refusal is None and "id" not in msg:
+            refusal = reject(400, "Invalid Request: initialize is a request (it needs an id)")
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
         client = scope.get(CLIENT)
         key = client.key if client is not None else None
         if not await self._make_room(key):
@@ -346,25 +306,20 @@ class HttpFront:
             await reject(503, "Service Unavailable: every session holds a lease; try later",
                          headers={"Retry-After": "10"})(scope, receive, send)
             return
-        transport = Transport(uuid.uuid4().hex, idle_timeout=IDLE_SECONDS,
-                              event_store=RecentEvents(), retry_interval=RETRY_MS)
-        sid = transport.mcp_session_id
-        self.sessions[sid] = transport
+        sid = uuid.uuid4().hex
+        session = self.sessions[sid] = StreamableSession(sid, self.hosts, self._ended)
         self.owner[sid] = key
-        self.used[sid] = anyio.current_time()
-        await self.tg.start(self._run_session, transport)
-        status = None
-
-        async def watch(message):
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        await transport.handle_request(scope, receive, watch)
-        if status is None or status >= 400:
-            self._forget(sid)
-            await transport.terminate()
+        self.used[sid] = loop_time()
+        self.busy[sid] += 1
+        try:
+            await session.post(msg, request.headers, scope, receive, send)
+        finally:
+            self.busy[sid] -= 1
+            if not self.busy[sid]:
+                del self.busy[sid]
+            self.used[sid] = loop_time()
+        if not session.host.initialized:   # its initialize failed: it has no use
+            session.end()
 
     async def _batch(self, session, items, scope, receive, send):
         # A JSON-RPC batch in a session's POST (2025-03-26): its requests served as any, their
@@ -392,7 +347,7 @@ class HttpFront:
     async def _stateless(self, request, msg, scope, receive, send):
         # One 2026-07-28 request: its headers checked against its body, then served by a host
         # session of its own; the answer is JSON, or an SSE stream once a notification comes.
-        has_json, has_sse = check_accept_headers(request)
+        has_json, has_sse = accepts(request.headers)
         if type(msg) is not dict or type(msg.get("method")) is not str:
             await reject(400, "Invalid Request: the body must be one JSON-RPC request or "
                           "notification")(scope, receive, send)
@@ -483,66 +438,6 @@ class HttpFront:
             gone.cancel()
             session.close()
 
-    async def _run_session(self, transport, *, task_status=anyio.TASK_STATUS_IGNORED):
-        sid = transport.mcp_session_id
-        out = Outbox("http session " + sid[:8])
-        metadata = {}   # host request id -> its transport metadata, until it is answered
-
-        def send(msg, related=None):
-            if "method" not in msg:
-                metadata.pop(msg.get("id"), None)
-            out.put((msg, related), "id" not in msg)
-
-        def unanswered(rid):
-            meta = metadata.pop(rid, None)
-            callback = getattr(meta, "on_request_unanswered", None)
-            if callback is not None:
-                self.tg.start_soon(callback)
-
-        session = self.hosts.open_session(send, "http " + sid[:8], unanswered)
-        transport.negotiated = lambda: session.version
-        transport.host = session
-        try:
-            async with transport.connect() as (read, write), anyio.create_task_group() as tg:
-                task_status.started()
-
-                async def writer():
-                    with contextlib.suppress(*ENDED):
-                        while True:
-                            msg, related = await out.get()
-                            try:
-                                message = to_model(msg)
-                            except ValueError as e:  # pydantic's ValidationError
-                                log.warning("dropped a malformed message for the host: %s", e)
-                                continue
-                            meta = None
-                            if related in session.batched:
-                                related = None   # a batch's answer has no SSE stream: GET's
-                            if "method" in msg and related is not None:
-                                meta = ServerMessageMetadata(related_request_id=related)
-                            await write.send(SessionMessage(message, metadata=meta))
-
-                tg.start_soon(writer)
-                # A DELETE (terminate) closes the streams under us: that is the session's end.
-                with transport.idle_scope or anyio.CancelScope(), contextlib.suppress(*ENDED):
-                    async for item in read:
-                        if isinstance(item, Exception):
-                            log.debug("session %s: %s", sid[:8], item)
-                            continue
-                        msg = from_model(item)
-                        if "method" in msg and "id" in msg:
-                            metadata[msg["id"]] = item.metadata
-                        session.receive(msg)
-                tg.cancel_scope.cancel()
-        except Exception:
-            log.exception("session %s failed", sid[:8])
-        finally:
-            session.close()
-            self._forget(sid)
-            if not transport.is_terminated:
-                with anyio.CancelScope(shield=True):
-                    await transport.terminate()
-
 
 def routing_mismatch(msg, headers, hosts):
     # SEP-2243's checks the SDK's ladder leaves to the server, or None: a tasks/* request's
@@ -578,28 +473,6 @@ def principal(client, headers):
     if token is not None:
         return "token " + hashlib.sha256(token.encode()).hexdigest()
     return client.key if client is not None else "peer ?"
-
-
-def to_model(msg):
-    # A message for the host -> the SDK transport's model of it. A result (a board's answer, the
-    # bridge's own) goes as it is, its id already the host's: the bridge checked it is an
-    # object, and it is not validated into models again (issue 30: per-message work).
-    if "method" not in msg and type(msg.get("result")) is dict and type(msg.get("id")) in (int,
-                                                                                          str):
-        return JSONRPCResponse.model_construct(jsonrpc="2.0", id=msg["id"], result=msg["result"])
-    return jsonrpc_message_adapter.validate_python(msg)
-
-
-def from_model(item):
-    # A message the SDK transport read -> the dict the host session takes: the Guard's own
-    # decoding of the POST it came in (scope[MESSAGE]), not the model dumped again.
-    scope = getattr(getattr(item.metadata, "request_context", None), "scope", None)
-    body = scope.get(MESSAGE) if type(scope) is dict else None
-    message = item.message
-    if (type(body) is dict and body.get("id") == getattr(message, "id", None)
-            and body.get("method") == getattr(message, "method", None)):
-        return body
-    return message.model_dump(by_alias=True, exclude_unset=True, mode="json")
 
 
 def loop_time():
