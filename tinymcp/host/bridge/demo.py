@@ -153,10 +153,10 @@ class DemoClient:
 
 async def run_demo(hosts, seconds=None, out=None):
     # Initialize, list and call every tool, read and subscribe to every resource, then show
-    # updates as they arrive until `seconds` pass (forever when None).
+    # updates as they arrive for `seconds` (forever when None). The tour is always shown whole
+    # and the seconds count from its end: a slow board or a busy machine still shows updates.
     client = DemoClient(hosts, out)
     loop = asyncio.get_running_loop()
-    end = None if seconds is None else loop.time() + seconds
     try:
         await client.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
                                             "clientInfo": {"name": "tinymcp-demo",
@@ -172,6 +172,7 @@ async def run_demo(hosts, seconds=None, out=None):
             await client.request("resources/read", {"uri": resource["uri"]})
             await client.request("resources/subscribe", {"uri": resource["uri"]})
         print("-- watching for resources/updated (Ctrl-C ends) --", file=client.out, flush=True)
+        end = None if seconds is None else loop.time() + seconds
         while end is None or loop.time() < end:
             timeout = None if end is None else max(0.0, end - loop.time())
             try:

@@ -82,7 +82,7 @@ def build_parser():
                    help="show a narrated live session on stderr (the default when stdin is a "
                         "terminal) instead of serving stdio")
     p.add_argument("--demo-seconds", type=float, metavar="N",
-                   help="end the demo after N seconds (exit 0)")
+                   help="end the demo after N seconds of watching for updates (exit 0)")
     p.add_argument("--install", choices=sorted(HOSTS), metavar="HOST",
                    help="write this bridge, with the other options given, into HOST's MCP "
                         "config (%s), keeping everything else there" % ", ".join(sorted(HOSTS)))
