@@ -18,6 +18,7 @@ class FakeLink:
     device = "/dev/fake"
     mode = "json"
     first_try = False
+    network = False
 
     def __init__(self, events):
         self.connected = True
@@ -385,10 +386,13 @@ def test_a_routed_call_is_served_without_a_task_and_ends_when_cancelled_or_late(
 def test_an_answer_to_an_earlier_initialize_attempt_is_taken_and_attempts_slow_down():
     # A slow board answers the first attempt after the bridge has sent more: that answer serves
     # it. Meanwhile the pause between attempts doubles up to init_interval_max.
-    async def main():
+    # On a network link the longer network_interval_max applies.
+    async def main(network):
         board = BoardSession(FakeLink, 5)
-        board.init_interval, board.init_interval_max = 0.02, 0.16
         link = board.link
+        link.network = network
+        board.init_interval, board.init_interval_max = 0.02, 0.02 if network else 0.16
+        board.network_interval_max = 0.16 if network else 0.02
         board.start()
         await asyncio.sleep(1.0)   # 50 attempts at a steady 0.02 s; about 8 doubling to 0.16
         attempts = [m for m in link.sent if m.get("method") == "initialize"]
@@ -402,13 +406,14 @@ def test_an_answer_to_an_earlier_initialize_attempt_is_taken_and_attempts_slow_d
         await settle()
         assert board.state == "ready" and board.pending == {}
         board.close()
-    run(main())
+    run(main(False))
+    run(main(True))
 
 
 def test_a_reboot_while_the_board_is_silent_brings_the_next_attempt_forward():
     async def main():
         board = BoardSession(FakeLink, 5)
-        board.init_interval, board.init_interval_max = 0.05, 30.0
+        board.init_interval, board.init_interval_max = 0.05, 30.0   # a serial line's
         link = board.link
         board.start()
 

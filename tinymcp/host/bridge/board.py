@@ -170,7 +170,10 @@ QUIET = Unheard()
 
 class BoardSession:
     init_interval = 1.0   # seconds before a silent board gets another initialize attempt,
-    init_interval_max = 8.0   # doubled per silent attempt up to this: a slow board is not flooded
+    init_interval_max = 2.0      # doubled per silent attempt up to this: a serial line may
+                                 # lose an attempt, so it is not long before the next
+    network_interval_max = 8.0   # or this on a network link, which loses none: a silent board
+                                 # there is more likely slow (a loaded fleet), not to be flooded
     restart_every_s = 30.0  # at most one restart of a board that does not serve per this long
     restart_settle_s = 3.0  # after a restart: the board's main.py has this long to start serving
     repl_probe_s = 5.0      # at the REPL without a restart: an empty line this often, to notice
@@ -745,8 +748,9 @@ class BoardSession:
                 p, cbor_sent = await self._init_answer(attempts, pause)
                 rewound, self._init_rewind = self._init_rewind, False
                 if p is None:
-                    pause = (self.init_interval if rewound else
-                             min(pause * 2, self.init_interval_max))
+                    most = (self.network_interval_max if self.link.network else
+                            self.init_interval_max)
+                    pause = self.init_interval if rewound else min(pause * 2, most)
                     if want_cbor:  # a JSON-only board ignores CBOR frames, a lost frame is lost
                         cbor_next = not cbor_next
                     continue
