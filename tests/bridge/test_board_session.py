@@ -430,3 +430,18 @@ def test_a_reboot_while_the_board_is_silent_brings_the_next_attempt_forward():
         await asyncio.wait_for(board.ready.wait(), 1)
         board.close()
     run(main())
+
+
+def test_a_board_that_answers_late_is_slow_not_silent_and_not_reset():
+    async def main():
+        link, board = await ready_board(timeout=0.2)
+        reply = await board.call("tools/call", {"name": "slow"})
+        assert reply["error"]["data"]["bridge"] == "timeout"
+        await settle()
+        ping = link.last("ping")   # is anybody there? The ping waits behind the slow call:
+        link.answer(link.last("tools/call"), {})   # the call's answer comes, late
+        await asyncio.sleep(0.5)   # the ping's 0.2 s pass unanswered
+        assert board.state == "ready" and board.resets == 0
+        assert [m for m in link.sent if m.get("method") == "initialize"][-1]["id"] < ping["id"]
+        board.close()
+    run(main())

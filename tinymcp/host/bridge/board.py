@@ -214,6 +214,7 @@ class BoardSession:
         self._init_wake = None      # what the initialize loop awaits: set to wake it early
         self._init_rewind = False   # the board rebooted: attempts come init_interval apart again
         self.resets = 0
+        self._late = 0              # answers that came after their caller stopped waiting
         self._repl_warned = False
         self._restarted_at = None
         self.restarts = 0
@@ -420,6 +421,7 @@ class BoardSession:
             gone = next((q for q in self._order if q.id == rid), None)
             if gone is not None:
                 self._finished(gone)
+                self._late += 1   # slow, not silent: the probe resets it not
             log.debug("late or unknown answer: %s", str(msg)[:200])
             return
         del self.pending[p.id]
@@ -903,8 +905,11 @@ class BoardSession:
         self._probe_task = asyncio.get_running_loop().create_task(self._ping())
 
     async def _ping(self):
+        # A board that answers what it was sent, however late, is busy: a reset (initialize,
+        # the replay) would only give it more to do.
+        late = self._late
         msg = await self.call("ping", internal=True, timeout=min(self.timeout, 3.0))
-        if _bridge_reason(msg) == "timeout":
+        if _bridge_reason(msg) == "timeout" and self._late == late:
             self.reset("the board is silent")
 
     def close(self):
