@@ -3,7 +3,7 @@ import asyncio
 import functools
 import json
 
-from tinymcp.host.bridge.board import BoardSession, Unheard
+from tinymcp.host.bridge.board import MAX_INIT_WAITING, BoardSession, Unheard
 from tinymcp.host.bridge.hosts import Hosts
 from tinymcp.host.bridge.link import parse_line
 from tinymcp.host.bridge.router import Router
@@ -18,6 +18,7 @@ class FakeLink:
     device = "/dev/fake"
     mode = "json"
     first_try = False
+    network = False
 
     def __init__(self, events):
         self.connected = True
@@ -379,4 +380,68 @@ def test_a_routed_call_is_served_without_a_task_and_ends_when_cancelled_or_late(
         reply = await host.request("c", "tools/call", {"name": "read_temperature"})
         assert reply["error"]["code"] == -32001, reply
         assert host.session.tasks == {}
+    run(main())
+
+
+def test_an_answer_to_an_earlier_initialize_attempt_is_taken_and_attempts_slow_down():
+    # A slow board answers the first attempt after the bridge has sent more: that answer serves
+    # it. Meanwhile the pause between attempts doubles up to init_interval_max.
+    # On a network link the longer network_interval_max applies.
+    async def main(network):
+        board = BoardSession(FakeLink, 5)
+        link = board.link
+        link.network = network
+        board.init_interval, board.init_interval_max = 0.02, 0.02 if network else 0.16
+        board.network_interval_max = 0.16 if network else 0.02
+        board.start()
+        await asyncio.sleep(1.0)   # 50 attempts at a steady 0.02 s; about 8 doubling to 0.16
+        attempts = [m for m in link.sent if m.get("method") == "initialize"]
+        assert 3 <= len(attempts) <= 10, len(attempts)
+        link.answer(attempts[-min(len(attempts), MAX_INIT_WAITING)], INIT_RESULT)   # the oldest
+        # the session still waits for
+        await asyncio.wait_for(board.ready.wait(), 1)
+        assert board.state == "ready" and not any(
+            m.get("method") == "initialize" for m in link.sent[link.sent.index(attempts[-1]) + 1:])
+        link.answer(attempts[-1], INIT_RESULT)   # late: the session is not started over
+        await settle()
+        assert board.state == "ready" and board.pending == {}
+        board.close()
+    run(main(False))
+    run(main(True))
+
+
+def test_a_reboot_while_the_board_is_silent_brings_the_next_attempt_forward():
+    async def main():
+        board = BoardSession(FakeLink, 5)
+        board.init_interval, board.init_interval_max = 0.05, 30.0   # a serial line's
+        link = board.link
+        board.start()
+
+        def attempts():
+            return [m for m in link.sent if m.get("method") == "initialize"]
+        while len(attempts()) < 5:   # 0, 0.05, 0.15, 0.35, 0.75: the next at 1.55 s
+            await asyncio.sleep(0.01)
+        link.on_noise(b"MPY: soft reboot")
+        await asyncio.sleep(0.3)
+        # At once (not 0.8 s later), then the pauses start again from init_interval: 0.05 s
+        # and 0.1 s later.
+        assert 6 <= len(attempts()) <= 8, len(attempts())
+        link.answer(attempts()[0], INIT_RESULT)   # sent before the reboot; still taken
+        await asyncio.wait_for(board.ready.wait(), 1)
+        board.close()
+    run(main())
+
+
+def test_a_board_that_answers_late_is_slow_not_silent_and_not_reset():
+    async def main():
+        link, board = await ready_board(timeout=0.2)
+        reply = await board.call("tools/call", {"name": "slow"})
+        assert reply["error"]["data"]["bridge"] == "timeout"
+        await settle()
+        ping = link.last("ping")   # is anybody there? The ping waits behind the slow call:
+        link.answer(link.last("tools/call"), {})   # the call's answer comes, late
+        await asyncio.sleep(0.5)   # the ping's 0.2 s pass unanswered
+        assert board.state == "ready" and board.resets == 0
+        assert [m for m in link.sent if m.get("method") == "initialize"][-1]["id"] < ping["id"]
+        board.close()
     run(main())

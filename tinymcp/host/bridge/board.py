@@ -38,6 +38,8 @@ LINK_KEY = protocol.LINK_KEY  # the board's link offer, in initialize's capabili
 LINK_MODES = ("json", "auto", "cbor")
 MAX_GONE = 64   # requests the board was asked to drop but never answered, before it is reset
 FAULT_AFTER = 3  # unusable initialize answers in a row before hosts are refused, not kept waiting
+MAX_INIT_WAITING = 8   # initialize attempts whose answer is still taken: a slow board answers an
+                       # earlier one (it reads in order, so the oldest kept is answered first)
 
 
 def error(code, message, reason):
@@ -176,7 +178,11 @@ QUIET = Unheard()
 
 
 class BoardSession:
-    init_interval = 1.0   # seconds between initialize attempts while the board is silent
+    init_interval = 1.0   # seconds before a silent board gets another initialize attempt,
+    init_interval_max = 2.0      # doubled per silent attempt up to this: a serial line may
+                                 # lose an attempt, so it is not long before the next
+    network_interval_max = 8.0   # or this on a network link, which loses none: a silent board
+                                 # there is more likely slow (a loaded fleet), not to be flooded
     restart_every_s = 30.0  # at most one restart of a board that does not serve per this long
     restart_settle_s = 3.0  # after a restart: the board's main.py has this long to start serving
     repl_probe_s = 5.0      # at the REPL without a restart: an empty line this often, to notice
@@ -214,7 +220,10 @@ class BoardSession:
         self._check_task = None     # the ping that tells a serving board from a REPL
         self._probe_mark = None     # its id as a REPL would print it back
         self._woken = asyncio.Event()      # a soft reboot while the initialize loop waits
+        self._init_wake = None      # what the initialize loop awaits: set to wake it early
+        self._init_rewind = False   # the board rebooted: attempts come init_interval apart again
         self.resets = 0
+        self._late = 0              # answers that came after their caller stopped waiting
         self._repl_warned = False
         self._restarted_at = None
         self.restarts = 0
@@ -427,6 +436,7 @@ class BoardSession:
             gone = next((q for q in self._order if q.id == rid), None)
             if gone is not None:
                 self._finished(gone)
+                self._late += 1   # slow, not silent: the probe resets it not
             log.debug("late or unknown answer: %s", str(msg)[:200])
             return
         del self.pending[p.id]
@@ -555,6 +565,7 @@ class BoardSession:
             log.warning("the board seems to be at its Python REPL (%s): does its main.py "
                         "serve MCP?", why)
         self._repl_warned = True
+        self._rewind_init()
         self._fail_requests(why)
         if self.state == "connected":
             self.restart_board("it is at its REPL")
@@ -645,6 +656,7 @@ class BoardSession:
         # While an initialize is on the wire the board answers everything sent before it
         # first, so that one still settles the limbo; a reset during the replay starts over.
         self._start_init(restart=was_ready)
+        self._rewind_init()
         if was_ready:
             self.events.on_lost()
 
@@ -656,6 +668,12 @@ class BoardSession:
             self._init_task.cancel()
         self._init_task = asyncio.get_running_loop().create_task(self._initialize())
         self._init_task.add_done_callback(self._init_ended)
+
+    def _rewind_init(self):
+        # The board rebooted (or fell to its REPL) while the initialize loop waits: it need
+        # not wait out a long pause, nor pause long before the next attempt.
+        self._init_rewind = True
+        self._wake_init()
 
     def _init_ended(self, task):
         # The initialize loop must never die unseen: every host request would wait for it.
@@ -717,88 +735,147 @@ class BoardSession:
                 pass
 
     async def _initialize(self):
+        # Until the board answers initialize usably: an attempt, then a pause that doubles
+        # while the board is silent. Every attempt not yet answered (MAX_INIT_WAITING at most)
+        # stays pending, so a slow board is served by whichever answer comes first.
         params = {"protocolVersion": PROTOCOL, "capabilities": CLIENT_CAPABILITIES,
                   "clientInfo": self.client_info}
         refused = False
         cbor_next = self.link_mode == "cbor"  # the kind the next attempt is written in
         plain = 0                             # JSON answers without a CBOR offer so far
-        while self.state == "connected":
-            if self.at_repl:
-                await self._wait_out_repl()
-                continue
-            want_cbor = self.link_mode != "json"  # changes when the board cannot read CBOR
-            cbor_next = cbor_next and want_cbor
-            self.link.mode = "cbor" if cbor_next else "json"
-            p = Pending(next(self._ids), "initialize", params, None, False, True)
-            self.pending[p.id] = p
-            self._send(p)
-            try:
-                msg = await asyncio.wait_for(asyncio.shield(p.future), self.init_interval)
-            except asyncio.TimeoutError:
-                if want_cbor:  # a JSON-only board ignores CBOR frames, a lost frame is lost
-                    cbor_next = not cbor_next
-                continue
-            finally:
-                self.pending.pop(p.id, None)
-            if self.state != "connected":
-                return
-            problem = _init_problem(msg["result"]) if "result" in msg else None
-            if _bridge_reason(msg) == "malformed":
-                problem = msg["error"]["message"]
-            if problem is not None:
-                self._bad_inits += 1
-                log.log(logging.WARNING if self._bad_inits == FAULT_AFTER else logging.INFO,
-                        "the board's initialize answer is unusable (%s); asking again", problem)
-                if self._bad_inits >= FAULT_AFTER:   # not noise on the line: the board
-                    self.fault = problem
-                    self._refuse_waiting()
-                await asyncio.sleep(self.init_interval)
-                continue
-            if "result" not in msg:
-                if not refused:
-                    log.error("board refused initialize: %s", msg.get("error"))
-                refused = True
-                if _other_era(msg):  # an earlier client locked it into 2026-07-28
-                    self.restart_board("an earlier client left it speaking 2026-07-28 only")
-                await asyncio.sleep(self.init_interval)
-                continue
-            self.fault = None
-            self._bad_inits = 0
-            offer = self._take_offer(msg["result"])
-            cbor = offer.get("cbor") is True
-            self.identity = offer["id"] if type(offer.get("id")) is str else None
-            if want_cbor and not cbor_next:
-                if cbor:
-                    cbor_next = True  # once more as a CBOR frame: that answer passes a CRC
+        attempts = collections.OrderedDict()  # id -> (Pending, written as CBOR), oldest first
+        pause = self.init_interval
+        self._init_rewind = False
+        try:
+            while self.state == "connected":
+                if self.at_repl:
+                    self._drop_attempts(attempts)   # typed at a REPL: never answered
+                    pause = self.init_interval
+                    await self._wait_out_repl()
                     continue
-                plain += 1
-                if self.link_mode == "cbor" and plain < 3:
-                    continue  # on a noisy wire the offer itself may have been mangled
-            self.init_result = msg["result"]
-            self.board_link = cbor
-            self.max_frame = self._frame_limit(offer)
-            if cbor_next:
-                log.info("board link: CBOR frames with CRC-32")
-            elif self.link_mode == "cbor":
-                log.warning("--link cbor: the board does not offer CBOR frames; using JSON lines")
-            self.notify("notifications/initialized")
-            self._settle_limbo()
-            self.state = "ready"
-            info = self.init_result["serverInfo"]
-            log.info("board ready: %s %s on %s, protocol %s, frames up to %d bytes",
-                     info.get("name"), info.get("version"), self.link.device,
-                     self.init_result.get("protocolVersion"), self.max_frame)
+                want_cbor = self.link_mode != "json"  # changes when the board cannot read CBOR
+                cbor_next = cbor_next and want_cbor
+                self.link.mode = "cbor" if cbor_next else "json"
+                p = Pending(next(self._ids), "initialize", params, None, False, True)
+                self.pending[p.id] = p
+                attempts[p.id] = (p, cbor_next)
+                if len(attempts) > MAX_INIT_WAITING:
+                    self.pending.pop(attempts.popitem(last=False)[0], None)
+                self._send(p)
+                p, cbor_sent = await self._init_answer(attempts, pause)
+                rewound, self._init_rewind = self._init_rewind, False
+                if p is None:
+                    most = (self.network_interval_max if self.link.network else
+                            self.init_interval_max)
+                    pause = self.init_interval if rewound else min(pause * 2, most)
+                    if want_cbor:  # a JSON-only board ignores CBOR frames, a lost frame is lost
+                        cbor_next = not cbor_next
+                    continue
+                self._drop_attempts(attempts)   # answered: the board is there, and current
+                pause = self.init_interval
+                msg = p.future.result()
+                if self.state != "connected":
+                    return
+                problem = _init_problem(msg["result"]) if "result" in msg else None
+                if _bridge_reason(msg) == "malformed":
+                    problem = msg["error"]["message"]
+                if problem is not None:
+                    self._bad_inits += 1
+                    log.log(logging.WARNING if self._bad_inits == FAULT_AFTER else logging.INFO,
+                            "the board's initialize answer is unusable (%s); asking again",
+                            problem)
+                    if self._bad_inits >= FAULT_AFTER:   # not noise on the line: the board
+                        self.fault = problem
+                        self._refuse_waiting()
+                    await asyncio.sleep(self.init_interval)
+                    continue
+                if "result" not in msg:
+                    if not refused:
+                        log.error("board refused initialize: %s", msg.get("error"))
+                    refused = True
+                    if _other_era(msg):  # an earlier client locked it into 2026-07-28
+                        self.restart_board("an earlier client left it speaking 2026-07-28 only")
+                    await asyncio.sleep(self.init_interval)
+                    continue
+                self.fault = None
+                self._bad_inits = 0
+                offer = self._take_offer(msg["result"])
+                cbor = offer.get("cbor") is True
+                self.identity = offer["id"] if type(offer.get("id")) is str else None
+                cbor_next = cbor_sent   # what follows is decided by the kind answered
+                if want_cbor and not cbor_next:
+                    if cbor:
+                        cbor_next = True  # once more as a CBOR frame: that answer passes a CRC
+                        continue
+                    plain += 1
+                    if self.link_mode == "cbor" and plain < 3:
+                        continue  # on a noisy wire the offer itself may have been mangled
+                self.link.mode = "cbor" if cbor_next else "json"   # as the answered attempt
+                self.init_result = msg["result"]
+                self.board_link = cbor
+                self.max_frame = self._frame_limit(offer)
+                if cbor_next:
+                    log.info("board link: CBOR frames with CRC-32")
+                elif self.link_mode == "cbor":
+                    log.warning("--link cbor: the board does not offer CBOR frames; "
+                                "using JSON lines")
+                self.notify("notifications/initialized")
+                self._settle_limbo()
+                self.state = "ready"
+                info = self.init_result["serverInfo"]
+                log.info("board ready: %s %s on %s, protocol %s, frames up to %d bytes",
+                         info.get("name"), info.get("version"), self.link.device,
+                         self.init_result.get("protocolVersion"), self.max_frame)
+                try:
+                    await self.events.on_ready()
+                except Exception:
+                    log.exception("replay after initialize failed")
+                if self.state != "ready":
+                    return  # reset or unplugged during the replay: a new attempt is under way
+                for p in list(self.pending.values()):
+                    if not p.sent:
+                        self._send(p)
+                self.ready.set()
+                return
+        finally:
+            self._drop_attempts(attempts)
+
+    async def _init_answer(self, attempts, pause):
+        # -> (the first attempt answered, whether it was written as CBOR), or (None, None) once
+        # pause has passed since the last one was written, or the board shows its REPL; a
+        # reboot meanwhile (_rewind_init) shortens the pause to init_interval.
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        while True:
+            for p, cbor in attempts.values():
+                if p.future.done():
+                    return p, cbor
+            left = start + (self.init_interval if self._init_rewind else pause) - loop.time()
+            if left <= 0 or self.at_repl:
+                return None, None
+            wake = self._init_wake = loop.create_future()
+            timer = loop.call_later(left, self._wake_init)
+            for p, _ in attempts.values():
+                p.future.add_done_callback(self._wake_init)
             try:
-                await self.events.on_ready()
-            except Exception:
-                log.exception("replay after initialize failed")
-            if self.state != "ready":
-                return  # reset or unplugged during the replay: a new attempt is under way
-            for p in list(self.pending.values()):
-                if not p.sent:
-                    self._send(p)
-            self.ready.set()
-            return
+                await wake
+            finally:
+                timer.cancel()
+                if self._init_wake is wake:
+                    self._init_wake = None
+                for p, _ in attempts.values():
+                    p.future.remove_done_callback(self._wake_init)
+
+    def _wake_init(self, _future=None):
+        # An attempt answered, its pause passed, or the board rebooted: the loop looks again.
+        if self._init_wake is not None and not self._init_wake.done():
+            self._init_wake.set_result(None)
+
+    def _drop_attempts(self, attempts):
+        # Attempts no longer waited for: an answer to one of them is late (on_message).
+        for rid in attempts:
+            self.pending.pop(rid, None)
+        attempts.clear()
 
     @staticmethod
     def _take_offer(result):
@@ -843,8 +920,11 @@ class BoardSession:
         self._probe_task = asyncio.get_running_loop().create_task(self._ping())
 
     async def _ping(self):
+        # A board that answers what it was sent, however late, is busy: a reset (initialize,
+        # the replay) would only give it more to do.
+        late = self._late
         msg = await self.call("ping", internal=True, timeout=min(self.timeout, 3.0))
-        if _bridge_reason(msg) == "timeout":
+        if _bridge_reason(msg) == "timeout" and self._late == late:
             self.reset("the board is silent")
 
     def close(self):

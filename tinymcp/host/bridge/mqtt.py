@@ -29,7 +29,7 @@ import threading
 import uuid
 from urllib.parse import urlsplit
 
-from tinymcp.host.bridge.board import CLIENT_CAPABILITIES, PROTOCOL
+from tinymcp.host.bridge.board import CLIENT_CAPABILITIES, MAX_INIT_WAITING, PROTOCOL
 from tinymcp.host.bridge.routes import LABEL
 from tinymcp.host.bridge.host import log_failure
 from tinymcp.host.bridge.link import MAX_LINE, PortError
@@ -684,7 +684,8 @@ class Broker:
 
     async def _ask_boards(self):
         # initialize to the boards announced and not yet answering: at most NEW_PER_S a second,
-        # each asked again after a pause that doubles up to ASK_AGAIN[1].
+        # each asked again after a pause that doubles up to ASK_AGAIN[1]. A slow board's answer
+        # to an earlier ask still finds it (Asked.rids).
         params = {"protocolVersion": PROTOCOL, "capabilities": CLIENT_CAPABILITIES,
                   "clientInfo": CLIENT_INFO}
         ids = itertools.count(1)
@@ -702,20 +703,23 @@ class Broker:
                 continue
             _, key = min(due)
             asked = self.asking[key]
-            asked.rid = "tinymcp-bridge-%d" % next(ids)
+            rid = "tinymcp-bridge-%d" % next(ids)
+            asked.rids.append(rid)
+            del asked.rids[:-MAX_INIT_WAITING]
             asked.tries += 1
             asked.at = now + asked.pause
             asked.pause = min(asked.pause * 2, ASK_AGAIN[1])
             self.publish("$mcp-server/%s/%s" % key, json.dumps(
-                {"jsonrpc": "2.0", "id": asked.rid, "method": "initialize", "params": params},
+                {"jsonrpc": "2.0", "id": rid, "method": "initialize", "params": params},
                 separators=(",", ":")).encode())
             await asyncio.sleep(1 / NEW_PER_S)
 
     def _answered(self, key, msg):
         # A board asked to initialize answers: served from now on, if it said yes.
         asked = self.asking[key]
-        if msg is None or msg.get("id") != asked.rid or type(msg.get("result")) is not dict:
-            refused = msg is not None and msg.get("id") == asked.rid and "error" in msg
+        mine = msg is not None and msg.get("id") in asked.rids
+        if not mine or type(msg.get("result")) is not dict:
+            refused = mine and "error" in msg
             log.log(logging.WARNING if refused and not asked.said else logging.DEBUG,
                     "board %s/%s: %s: %s; asking again later", key[0], key[1],
                     "refused initialize" if refused else "not an answer to initialize",
@@ -751,13 +755,13 @@ class Broker:
 
 class Asked:
     # A board announced and not yet answering initialize: when to ask it (again), and how.
-    __slots__ = ("at", "pause", "rid", "said", "tries")
+    __slots__ = ("at", "pause", "rids", "said", "tries")
 
     def __init__(self):
         self.at = 0.0
         self.tries = 0      # initialize sent so often
         self.pause = ASK_AGAIN[0]
-        self.rid = None
+        self.rids = []      # the ids of the last MAX_INIT_WAITING asks: an answer to any serves
         self.said = False   # its refusal is in the log
 
 

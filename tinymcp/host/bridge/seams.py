@@ -27,6 +27,8 @@ class BoardLink(Protocol):
     @property
     def first_try(self) -> bool: ...   # about to be opened for the first time: worth waiting for
     @property
+    def network(self) -> bool: ...     # a socket or a broker (loses no frame), not a serial line
+    @property
     def connected(self) -> bool: ...
     async def run(self) -> None: ...                  # keep the board reachable until close()
     def encode(self, msg: Message) -> bytes: ...      # a frame, as the link writes it
