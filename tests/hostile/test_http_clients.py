@@ -218,3 +218,18 @@ def test_a_listen_stream_is_ended_cleanly_after_its_lifetime(monkeypatch):
     assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 200
     assert sent[-1] == {"type": "http.response.body", "body": b"", "more_body": False}
     assert session.closed
+
+
+@windows_covered
+def test_a_forwarded_for_header_makes_no_other_client(http_front):
+    # The caps count by peer address: a loopback client naming another in X-Forwarded-For (or
+    # Forwarded) stays itself, so its sessions past CLIENT_SESSIONS close its own first.
+    from tinymcp.host.bridge.http import CLIENT_SESSIONS
+    url, proc = http_front("--sim", TESTBOARD)
+    first = HttpHost(url, headers={"x-forwarded-for": "10.0.0.1"})
+    first.initialize()
+    for n in range(2, CLIENT_SESSIONS + 2):
+        HttpHost(url, headers={"x-forwarded-for": "10.0.0.%d" % n,
+                               "x-forwarded-proto": "https"}).initialize()
+    response, _ = first.post({"jsonrpc": "2.0", "id": 9, "method": "ping"})
+    assert response.status_code == 404   # its idlest session: closed for its own newer ones

@@ -9,7 +9,12 @@ from urllib.parse import urlsplit
 import anyio
 from starlette.datastructures import Headers
 from starlette.responses import Response
-from uvicorn.protocols.http.h11_impl import H11Protocol
+
+try:
+    # uvicorn's protocol on httptools (llhttp, in C) parses a request for less CPU than h11's.
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as Parsing
+except ImportError:
+    from uvicorn.protocols.http.h11_impl import H11Protocol as Parsing
 
 from tinymcp.host.bridge.wire import MAX_MESSAGE, decode
 
@@ -21,6 +26,7 @@ HEADER_SECONDS = 10      # a connection has this long for a request's headers (a
 BODY_SECONDS = 10        # and then this long for its body
 MAX_CONNECTIONS = 128    # open connections; fewer when the process may open few files
 MAX_HEADERS = 16 << 10   # the bytes of one request's header lines (names and values)
+MAX_HEAD = MAX_HEADERS + (8 << 10)   # and of its whole head as it streams in (request line too)
 ACCEPT_LOG_SECONDS = 10  # "cannot accept" is logged at most once per this long
 MESSAGE = "tinymcp.message"   # the scope key the decoded JSON body travels under
 CLIENT = "tinymcp.client"     # the scope key of who asks (auth.Caller), once the Guard knows
@@ -114,7 +120,8 @@ class Guard:
         await self.app(scope, receive, send)
 
     def _check(self, scope, headers):
-        # The headers' size (uvicorn's h11 bounds only headers that arrive in pieces), then the
+        # The headers' size (the connection bounds only a head arriving in pieces: h11 by its
+        # max_incomplete_event_size, httptools by Connection's MAX_HEAD), then the
         # DNS-rebinding defence (Host and Origin name this bridge, port included). Names compare
         # without case, addresses in any spelling; a missing port is the scheme's default.
         size = sum(len(name) + len(value) for name, value in scope.get("headers", ()))
@@ -222,12 +229,14 @@ class JoinedWrites:
         return getattr(self.transport, name)
 
 
-class Connection(H11Protocol):
-    # uvicorn's h11 protocol with a deadline for each request's headers and a cap on open
-    # connections: when it is reached, the connection idle longest (between requests, or
-    # never sending one) is closed to make room; when none is idle, the new one gets 503.
-    # Its writes are joined (JoinedWrites).
+class Connection(Parsing):
+    # uvicorn's HTTP protocol (httptools' when installed, else h11's) with a deadline for each
+    # request's headers, a cap on their bytes as they stream in, and a cap on open connections:
+    # when it is reached, the connection idle longest (between requests, or never sending one)
+    # is closed to make room; when none is idle, the new one gets 503. Its writes are joined
+    # (JoinedWrites). The hooks used (cycle, data_received, on_response_complete) are both's.
     cap = MAX_CONNECTIONS
+    _head = None   # bytes received of a request head not yet complete (httptools), else None
 
     def connection_made(self, transport):
         super().connection_made(JoinedWrites(transport, self.loop))
@@ -270,10 +279,32 @@ class Connection(H11Protocol):
             self.transport.close()
 
     def data_received(self, data):
+        if self._head is not None:
+            self._head += len(data)
         super().data_received(data)
         if self.cycle is not self._seen:   # a request's headers are in
             self._seen = self.cycle
             self._disarm()
+        if self._head is not None and self._head > MAX_HEAD and not self.transport.is_closing():
+            # httptools keeps a head's URL and header pieces until it is complete, with no
+            # bound of its own (h11 refuses past h11_max_incomplete_event_size): cut here. A
+            # head that completes in one read is counted by the Guard instead (431 too).
+            log.info("http: refused a request head past %d bytes", MAX_HEAD)
+            self._head = None
+            self.transport.write(b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+                                 b"content-length: 0\r\nconnection: close\r\n\r\n")
+            self.transport.close()
+
+    # httptools' parser callbacks (h11's protocol has none: there _head stays None). Counting
+    # starts at a head's first byte the parser sees; the read it arrives in is not counted,
+    # so a head holds at most MAX_HEAD bytes and one read before it is refused.
+    def on_message_begin(self):
+        super().on_message_begin()
+        self._head = 0
+
+    def on_headers_complete(self):
+        self._head = None
+        super().on_headers_complete()
 
     def on_response_complete(self):
         super().on_response_complete()

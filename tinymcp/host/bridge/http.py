@@ -501,9 +501,12 @@ async def serve_http(hosts, boards, sock, host, port, auth, stopping):
     app = Guard(Starlette(routes=routes, lifespan=front.lifespan), host, port, auth,
                 public=public)
     Connection.cap = connection_cap()
+    # No proxy headers: uvicorn would take a loopback client's X-Forwarded-For as its address,
+    # and the per-client caps count by address (auth.peer).
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
                             timeout_graceful_shutdown=2, ws="none", http=Connection,
-                            timeout_keep_alive=5, h11_max_incomplete_event_size=16 << 10)
+                            timeout_keep_alive=5, h11_max_incomplete_event_size=16 << 10,
+                            proxy_headers=False)
     server = QuietServer(config)
     serving = loop.create_task(server.serve(sockets=[sock]))
     stop = loop.create_task(stopping.wait())
