@@ -35,9 +35,10 @@ def front(request, monkeypatch):
     return guard, "httptools"
 
 
-def serve(module, talk, app_calls=None):
-    # Serves an app answering "ok" (and counting its calls) on module.Connection, configured as
-    # the bridge configures it (tinymcp/host/bridge/http.py), and runs talk(port) against it.
+def serve(module, talk, app_calls=None, heads=None):
+    # Serves an app answering "ok" (and counting its calls; heads: each request's headers) on
+    # module.Connection, configured as the bridge configures it (tinymcp/host/bridge/http.py),
+    # and runs talk(port) against it.
     calls = [] if app_calls is None else app_calls
 
     async def app(scope, receive, send):
@@ -50,6 +51,8 @@ def serve(module, talk, app_calls=None):
             if not message.get("more_body"):
                 break
         calls.append((scope["method"], scope["path"], body))
+        if heads is not None:
+            heads.append(scope["headers"])
         await send({"type": "http.response.start", "status": 200,
                     "headers": [(b"content-length", b"%d" % (3 + len(body)))]})
         await send({"type": "http.response.body", "body": b"ok " + body})
@@ -234,3 +237,16 @@ def test_past_the_connection_cap_the_one_idle_longest_is_closed(front, monkeypat
         return closed, served
     closed, served = serve(module, talk)
     assert closed == b"" and served.startswith(b"HTTP/1.1 200"), (closed, served)
+
+
+def test_a_header_value_is_read_without_the_whitespace_around_it(front):
+    # RFC 9110 5.5: optional whitespace around a field value is not part of it. h11 strips it;
+    # llhttp keeps what trails, and the 2026-07-28 suite's sep-2243 "whitespace header value"
+    # case then read "Mcp-Name: tool  " as naming no tool (-32020). Both parsers read "a  b".
+    module, _ = front
+    heads = []
+    answer = serve(module, lambda port: exchange(
+        port, b"GET / HTTP/1.1\r\nHost: x\r\nMcp-Name: \t a  b \t \r\nConnection: close\r\n\r\n"),
+        heads=heads)
+    assert answer.startswith(b"HTTP/1.1 200")
+    assert (b"mcp-name", b"a  b") in heads[0]

@@ -306,6 +306,12 @@ class Connection(Parsing):
         self._head = None
         super().on_headers_complete()
 
+    def on_header(self, name, value):
+        # httptools (llhttp) hands a field's value with its trailing whitespace, which is not
+        # part of it (RFC 9110, 5.5; h11 strips it): "Mcp-Name: tool  " names "tool" (SEP-2243).
+        # Only httptools calls this.
+        super().on_header(name, value.rstrip(b" \t"))
+
     def on_response_complete(self):
         super().on_response_complete()
         self.idle_since = self.loop.time()
