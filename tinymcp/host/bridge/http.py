@@ -24,7 +24,7 @@ from tinymcp.host.bridge.auth import ACT, READ, bearer
 from tinymcp.host.bridge.guard import (CLIENT, MESSAGE, Connection, Guard, connection_cap,
                                        quiet_accept_errors, reject)
 from tinymcp.host.bridge.host import is_stateless
-from tinymcp.host.bridge.streamable import (MAX_WAITING, PING_SECONDS, SSE_HEADERS,
+from tinymcp.host.bridge.streamable import (Backlog, PING_SECONDS, SSE_HEADERS,
                                             StreamableSession, accepts, post_refusal)
 
 log = logging.getLogger("tinymcp.bridge.http")
@@ -54,28 +54,18 @@ class QuietServer(uvicorn.Server):
         yield
 
 
-class Outbox:
-    # What waits to be written to one host, in order. A host that stops reading loses
-    # notifications beyond MAX_WAITING (counted, logged once per stall); responses and requests
-    # always wait (as many as the host has requests in flight).
+class Outbox(Backlog):
+    # What waits to be written to one host, in order (what may wait: Backlog).
 
     def __init__(self, label):
-        self.label = label
+        super().__init__(label)
         self.items = collections.deque()
-        self.dropped = 0
         self._ready = asyncio.Event()
 
     def put(self, item, notification):
-        if notification and len(self.items) >= MAX_WAITING:
-            if not self.dropped:
-                log.warning("%s is not reading: dropping its notifications", self.label)
-            self.dropped += 1
-            return
-        if self.dropped and not self.items:
-            log.info("%s reads again; %d notifications were dropped", self.label, self.dropped)
-            self.dropped = 0
-        self.items.append(item)
-        self._ready.set()
+        if self.admits(len(self.items), notification):
+            self.items.append(item)
+            self._ready.set()
 
     async def get(self):
         while not self.items:

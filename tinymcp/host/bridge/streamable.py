@@ -5,7 +5,7 @@ import asyncio
 import collections
 import logging
 
-from tinymcp.protocol import INVALID_REQUEST, VERSIONS
+from tinymcp.protocol import VERSIONS
 
 from tinymcp.host.bridge.guard import reject
 from tinymcp.host.bridge.wire import Encoded, dump
@@ -134,29 +134,44 @@ def message_event(event_id, data):
     return b"id: %d\r\nevent: message\r\ndata: %s\r\n\r\n" % (event_id, data)
 
 
-class SseStream:
-    # What waits to go out on one open SSE response, in order, and whether its last message
-    # (the response to its request) is among it. A host that stops reading loses notifications
-    # beyond MAX_WAITING; the response always waits.
-    __slots__ = ("label", "chunks", "final", "closed", "waiter", "dropped")
+class Backlog:
+    # What a host has waiting, by one rule for every stream and outbox of the front: a host that
+    # stops reading loses notifications beyond MAX_WAITING (counted, logged once per stall);
+    # responses and requests always wait (as many as the host has requests in flight).
+    __slots__ = ("label", "dropped")
 
     def __init__(self, label):
         self.label = label
+        self.dropped = 0
+
+    def admits(self, waiting, notification):
+        # -> whether one more message may wait beside the `waiting` ones.
+        if notification and waiting >= MAX_WAITING:
+            if not self.dropped:
+                log.warning("%s is not reading: dropping its notifications", self.label)
+            self.dropped += 1
+            return False
+        if self.dropped and not waiting:
+            log.info("%s reads again; %d notifications were dropped", self.label, self.dropped)
+            self.dropped = 0
+        return True
+
+
+class SseStream(Backlog):
+    # What waits to go out on one open SSE response, in order, and whether its last message
+    # (the response to its request) is among it; the response always waits (Backlog).
+    __slots__ = ("chunks", "final", "closed", "waiter")
+
+    def __init__(self, label):
+        super().__init__(label)
         self.chunks = []
         self.final = False
         self.closed = False    # the session ended, or another response took this stream over
         self.waiter = None
-        self.dropped = 0
 
     def put(self, chunk, final=False):
-        if not final and len(self.chunks) >= MAX_WAITING:
-            if not self.dropped:
-                log.warning("%s is not reading: dropping its notifications", self.label)
-            self.dropped += 1
+        if not self.admits(len(self.chunks), not final):
             return
-        if self.dropped and not self.chunks:
-            log.info("%s reads again; %d notifications were dropped", self.label, self.dropped)
-            self.dropped = 0
         self.chunks.append(chunk)
         self.final = self.final or final
         self._wake()
