@@ -34,6 +34,8 @@ LATER = (
                                    "if leases",                    "keep"),
     ("a call's arguments refused", "tinymcp.refusal.sentence",
                                    "with tinymcp.schema",          "release"),
+    ("an unknown name refused",    "tinymcp.echo.shown",
+                                   "with tinymcp.server",          "release"),
     # guard: its module is let go, its check stays held by the tool it wraps
     ("a tool is registered",       "tinymcp.schemakind.checked",
                                    "with tinymcp.tools",           "release"),

@@ -1,4 +1,5 @@
 # Prompts: a function filling a message template from string arguments.
+from tinymcp import once
 from tinymcp.jsonrpc import RpcError, INVALID_PARAMS
 from tinymcp.protocol import const
 from tinymcp.registry import Registry
@@ -38,7 +39,8 @@ class Prompts(Registry):
         known = [a["name"] for a in prompt[_ARGUMENTS]]
         for key in args:
             if key not in known:
-                raise RpcError(INVALID_PARAMS, "Unknown argument '" + key + "' for prompt " + name)
+                raise RpcError(INVALID_PARAMS, "Unknown argument " + once("tinymcp.echo.shown", key, "'")
+                               + " for prompt " + name)
             if type(args[key]) is not str:
                 raise RpcError(INVALID_PARAMS, "Argument '" + key + "' must be a string")
         for arg in prompt[_ARGUMENTS]:

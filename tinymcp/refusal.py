@@ -1,6 +1,7 @@
 # The sentence an argument check refuses with: tinymcp/schema.py's check finds what failed (the
 # path, the schema keyword); this words it for the model. A valid call never needs it, so it is
 # imported for a refusal and released after it (tinymcp.once, tinymcp/later.py).
+from tinymcp import once
 
 
 def sentence(path, key, schema, value):
@@ -9,7 +10,8 @@ def sentence(path, key, schema, value):
     if key == "required":
         return "missing required argument '" + path + "'"
     if key == "additionalProperties":
-        return "unknown argument '" + path + "' (accepted: " + (", ".join(value) or "none") + ")"
+        return ("unknown argument " + once("tinymcp.echo.shown", path, "'") + " (accepted: "
+                + (", ".join(value) or "none") + ")")
     bound = schema[key]
     if key == "type":
         kinds = bound if type(bound) is list else [bound]

@@ -1,5 +1,6 @@
 # Registries of tools, resources and prompts: entries kept as tuples keyed by their first item,
 # in the one layout tinymcp/entries.py names, never read by number (tests/test_entries.py).
+from tinymcp import once
 from tinymcp.jsonrpc import RpcError, INVALID_PARAMS, must
 from tinymcp.protocol import const
 
@@ -37,6 +38,7 @@ class Registry:
             raise RpcError(INVALID_PARAMS, must("name", "a string"))
         entry = self.find(name)
         if entry is None:
-            raise RpcError(INVALID_PARAMS, "Unknown " + what + ": " + name)
+            raise RpcError(INVALID_PARAMS, "Unknown " + what + ": "
+                           + once("tinymcp.echo.shown", name))
         return entry
 

@@ -1,4 +1,5 @@
 # Resources: exact URIs and RFC 6570 level-1 templates, matched as strings (never as paths).
+from tinymcp import once
 from tinymcp.jsonrpc import (BINARY, RpcError, INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND,
                              must, text)
 from tinymcp.protocol import const
@@ -58,9 +59,12 @@ class Resources:
         try:
             found = self.resolve(uri, True)
         except ValueError as e:  # a template's value is not one plain segment
-            raise RpcError(INVALID_PARAMS, "Invalid params: " + str(e), {"uri": uri})
+            raise RpcError(INVALID_PARAMS, "Invalid params: " + str(e),
+                           {"uri": uri} if once("tinymcp.echo.shown", uri) == uri else None)
         if found is None:
-            raise RpcError(RESOURCE_NOT_FOUND, "Resource not found: " + uri, {"uri": uri})
+            shown = once("tinymcp.echo.shown", uri)
+            raise RpcError(RESOURCE_NOT_FOUND, "Resource not found: " + shown,
+                           {"uri": uri} if shown == uri else None)
         return found
 
     def template(self, uri_template):

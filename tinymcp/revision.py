@@ -2,6 +2,7 @@
 # a request must carry, what a result says, how the client is asked and told. Each has the same
 # methods, taking the server they serve. The handshake era (2024-11-05 .. 2025-11-25, opened by
 # initialize) is here; the stateless 2026-07-28 revision is tinymcp/stateless.py.
+from tinymcp import once
 from tinymcp.jsonrpc import RpcError
 from tinymcp.protocol import (INVALID_REQUEST, METHOD_NOT_FOUND, NOT_INITIALIZED, REASON,
                               VERSION_META)
@@ -21,7 +22,8 @@ class Handshake:
                                                 "initialize era; no 2026-07-28 _meta here")
         handler = server.handlers.get(method)
         if handler is None:
-            raise RpcError(METHOD_NOT_FOUND, "Method not found: " + method)
+            raise RpcError(METHOD_NOT_FOUND, "Method not found: "
+                           + once("tinymcp.echo.shown", method))
         if not initialized and method != "initialize" and method != "ping":
             raise RpcError(INVALID_REQUEST, "Server not initialized: send initialize first",
                            {REASON: NOT_INITIALIZED})

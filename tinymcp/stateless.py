@@ -64,7 +64,8 @@ class Stateless:
         if handler is None:
             handler = server.handlers.get(method)
             if handler is None:
-                raise RpcError(METHOD_NOT_FOUND, "Method not found: " + method)
+                raise RpcError(METHOD_NOT_FOUND, "Method not found: "
+                               + once("tinymcp.echo.shown", method))
             if method in _ASKING:
                 self.method = method
                 self.params = params

@@ -3,6 +3,7 @@
 import asyncio
 import logging
 
+from tinymcp.echo import shown
 from tinymcp.context import CLIENT_NEEDS as NEEDS, missing
 from tinymcp.protocol import INVALID_PARAMS, INVALID_REQUEST, LEVELS, METHOD_NOT_FOUND, VERSIONS
 
@@ -110,7 +111,7 @@ class HandshakeEra:
         if not session.initialized:
             if method in NEEDS_INITIALIZE:   # else not found before initialize
                 return err(INVALID_REQUEST, "Server not initialized: send initialize first")
-            return err(METHOD_NOT_FOUND, "Method not found: " + method)
+            return err(METHOD_NOT_FOUND, "Method not found: " + shown(method))
         if method == "logging/setLevel":
             if params.get("level") not in LEVELS:
                 return err(INVALID_PARAMS, "Invalid params: level must be one of "
@@ -129,7 +130,7 @@ class HandshakeEra:
         if session.version < TASKS_SINCE:   # no tasks before 2025-11-25
             if method.startswith("tasks/"):
                 return err(METHOD_NOT_FOUND, "Method not found: %s (tasks need protocol %s)"
-                           % (method, TASKS_SINCE))
+                           % (shown(method), TASKS_SINCE))
             if method == "tools/call" and "task" in params:   # ignored, as the spec says
                 params = {k: v for k, v in params.items() if k != "task"}
         reply = await self.router.request(method, params, HostCall(session, rid))

@@ -9,6 +9,7 @@ import hashlib
 import logging
 import re
 
+from tinymcp.echo import shown
 from tinymcp.protocol import INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND
 from tinymcp.templates import (TemplateRefused, match as template_match,
                                parse as template_parse)
@@ -379,7 +380,7 @@ class Routes:
                                     lambda own: dict(params, ref=dict(ref, uri=own)))
             return None, err(INVALID_PARAMS, "Invalid params: ref must be a ref/prompt or a "
                              "ref/resource")
-        return None, err(METHOD_NOT_FOUND, "Method not found: " + method)
+        return None, err(METHOD_NOT_FOUND, "Method not found: " + shown(method))
 
     def _compact(self, params):
         # A call by its compact name -> (the board, params in its names) or (None, the reply);
@@ -398,7 +399,7 @@ class Routes:
                 if why is not None and board.listed:
                     return None, _tool_error(why)
             return None, err(INVALID_PARAMS, "Unknown tool: %s (the tools: %s)"
-                             % (name, ", ".join(entries) or "none while no board is ready"))
+                             % (shown(name), ", ".join(entries) or "none while no board is ready"))
         arguments = params.get("arguments")
         label, own, arguments = entry.route(arguments if type(arguments) is dict else {})
         if label is None:
@@ -418,7 +419,7 @@ class Routes:
         board = self.labelled(label)
         if board is None:
             return None, err(INVALID_PARAMS, "Unknown %s: %s (a %s's name starts with its "
-                             "board's label: %s)" % (what, name, what, self._labels()))
+                             "board's label: %s)" % (what, shown(name), what, self._labels()))
         return board, rename(own)
 
     def _by_uri(self, uri, rename):
@@ -429,7 +430,7 @@ class Routes:
         if board is None:
             return None, err(RESOURCE_NOT_FOUND, "Resource not found: %s (a resource's URI "
                              "starts with its board's label and a plus: %s)"
-                             % (uri, self._labels()))
+                             % (shown(uri), self._labels()))
         return board, rename(own)
 
     def _labels(self):

@@ -4,6 +4,7 @@ import asyncio
 import logging
 import uuid
 
+from tinymcp.echo import shown
 from tinymcp.context import CLIENT_NEEDS as NEEDS, INPUT_META, missing
 from tinymcp.protocol import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, LEVELS,
                               METHOD_NOT_FOUND, MISSING_CAPABILITY, RESOURCE_NOT_FOUND, STATELESS,
@@ -209,7 +210,7 @@ class StatelessEra:
             if "task" in params:   # the handshake era's opt-in: this revision's server decides
                 params = {k: v for k, v in params.items() if k != "task"}
         if method not in FORWARDED:
-            return err(METHOD_NOT_FOUND, "Method not found: " + method)
+            return err(METHOD_NOT_FOUND, "Method not found: " + shown(method))
         if method in ASKING:
             reply = await self.ask_through(session, rid, method, params, caps)
         else:
@@ -232,7 +233,7 @@ class StatelessEra:
     async def task(self, session, rid, method, params, caps):
         if method not in STATELESS_TASKS:   # tasks/result, tasks/list: the handshake era's
             return err(METHOD_NOT_FOUND, "Method not found: %s is not part of the %s extension"
-                       % (method, TASKS))
+                       % (shown(method), TASKS))
         if not declares_tasks(caps):
             return missing_tasks()
         exchange = Exchange(None, session, rid)
