@@ -173,8 +173,11 @@ async def serve_stdio(hosts, stdin=None, stdout=None):
     try:
         await ended
         if session.tasks and not ended.result():
-            # input ended with requests in flight: answer them first
-            await asyncio.wait(list(session.tasks.values()), timeout=hosts.timeout + 1)
+            # input ended with requests in flight: answer them first. Each is bounded by the
+            # bridge's own timeout (initialize waits that long for a board that is starting), so
+            # this bound is only a backstop, with room for a loaded machine: timeout + 1 s left
+            # an initialize that waited its whole timeout one second to be answered.
+            await asyncio.wait(list(session.tasks.values()), timeout=2 * hosts.timeout + 5)
     finally:
         stdin.close()
         session.close()
