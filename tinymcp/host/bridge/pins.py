@@ -83,20 +83,98 @@ def difference(kind, before, now):
     return fields, _short(diff)
 
 
+_SPACE = re.compile(r"[ \t\n\r]*")
+_SKIPPED = object()
+_value = json.JSONDecoder().scan_once   # (text, index) -> (value, index after it)
+
+
+def _members(text, i, value):
+    # The JSON object at text[i] -> ({key: what value(key, j) keeps}, the index after it), each
+    # member's value at text[j] read by value(key, j) -> (what to keep or _SKIPPED, index after
+    # it). ValueError where the text is not such an object.
+    if text[i:i + 1] != "{":
+        raise ValueError("not an object at %d" % i)
+    out = {}
+    i = _SPACE.match(text, i + 1).end()
+    if text[i:i + 1] == "}":
+        return out, i + 1
+    while True:
+        if text[i:i + 1] != '"':
+            raise ValueError("no key at %d" % i)
+        key, i = json.decoder.scanstring(text, i + 1)
+        i = _SPACE.match(text, i).end()
+        if text[i:i + 1] != ":":
+            raise ValueError("no colon at %d" % i)
+        kept, i = value(key, _SPACE.match(text, i + 1).end())
+        if kept is not _SKIPPED:
+            out[key] = kept
+        i = _SPACE.match(text, i).end()
+        if text[i:i + 1] == "}":
+            return out, i + 1
+        if text[i:i + 1] != ",":
+            raise ValueError("no comma at %d" % i)
+        i = _SPACE.match(text, i + 1).end()
+
+
+def _decoded(text, i):
+    try:
+        return _value(text, i)
+    except StopIteration:
+        raise ValueError("no value at %d" % i) from None
+
+
+def picked(text, wanted):
+    # The pins file's text -> its data with only the wanted boards' records; a board's record that
+    # is not an object is kept (the caller refuses the file). Text this cannot follow is read
+    # whole by json (its error, or its reading of it).
+    def board(key, i):
+        record, i = _decoded(text, i)
+        return (record if key in wanted or type(record) is not dict else _SKIPPED), i
+
+    def top(key, i):
+        return _members(text, i, board) if key == "boards" else _decoded(text, i)
+    try:
+        data, end = _members(text, _SPACE.match(text).end(), top)
+        if _SPACE.match(text, end).end() == len(text):
+            return data
+    except (ValueError, IndexError, RecursionError):
+        pass
+    return json.loads(text)
+
+
 class PinBook:
     # The pins file: {"format": 1, "boards": {key: {"label", "origin", "accepted", kind: [entry],
     # "instructions": text or null}}}. A key is a board's label and its origin (its sim path,
     # its port or URL, its broker and server-id). Written whole, atomically, at each change.
+    # Held: only the records of the boards this bridge serves, each read from the file when its
+    # board first shows up. The file holds every board ever pinned on the machine (boards on
+    # brokers at other ports, in other checkouts), which a bridge has no use for: decoded whole
+    # and kept, a 6 MB file was 17 MB of the bridge's memory.
 
     def __init__(self, path, trust_changes=False):
         self.path = path
         self.trust_changes = trust_changes   # changes are served this run (and not written)
-        self.boards = self._load()
+        self.boards = {}   # key -> record (None: never pinned), of the boards asked about
+        self._load(())     # a damaged file stops the bridge now, not at its first board
 
-    def _load(self):
+    def record(self, key):
+        # -> this board's record (None: never pinned), from the file the first time it is asked.
+        if key not in self.boards:
+            try:
+                self.boards[key] = self._load((key,)).get(key)
+            except PinsError as e:   # damaged since the start: first sight, and no write either
+                log.warning("%s", e)
+                self.boards[key] = None
+        return self.boards[key]
+
+    def _load(self, wanted=None):
+        # -> the file's boards: all of them (wanted None, to write the file), else only those
+        # whose key is in wanted, the others each decoded, checked and dropped in turn (so the
+        # file never sits decoded whole in the bridge's memory).
         try:
             with open(self.path, encoding="utf-8") as f:
-                data = json.load(f)
+                text = f.read()
+            data = json.loads(text) if wanted is None else picked(text, wanted)
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as e:
@@ -159,13 +237,15 @@ class BoardPins:
         self.told = {}       # (kind, name) -> the change last logged, so a change is told once
 
     def _record(self):
-        return self.pins.boards.get(self.key)
+        return self.pins.record(self.key)
 
     def _pin(self, kind, value):
-        record = self.pins.boards.setdefault(self.key, {
-            "label": self.label, "origin": self.origin,
-            "accepted": datetime.datetime.now(datetime.timezone.utc).isoformat(
-                timespec="seconds")})
+        record = self._record()
+        if record is None:
+            record = self.pins.boards[self.key] = {
+                "label": self.label, "origin": self.origin,
+                "accepted": datetime.datetime.now(datetime.timezone.utc).isoformat(
+                    timespec="seconds")}
         record[kind] = value
         try:
             self.pins.save([self.key])
