@@ -152,3 +152,48 @@ def test_a_damaged_file_still_stops_the_bridge_at_the_start(tmp_path):
     path.write_text('{"format": 1, "boards": {"a": [1]}}', encoding="utf-8")
     with pytest.raises(PinsError, match="damaged"):
         PinBook(str(path))
+
+
+def dumped(boards):
+    # The pins file as json.dump writes it whole (what save wrote before it copied records).
+    return json.dumps({"format": 1, "boards": boards}, indent=1, sort_keys=True,
+                      ensure_ascii=False) + "\n"
+
+
+RECORDS = st.dictionaries(st.text(max_size=5), VALUES, max_size=3)
+
+
+@settings(max_examples=150, deadline=None)
+@given(boards=st.dictionaries(st.sampled_from(["a", "b", "é \"c\"", "", "z"]), RECORDS,
+                              max_size=4),
+       saved=st.dictionaries(st.sampled_from(["a", "new", "", "é"]), RECORDS, max_size=2),
+       indent=st.sampled_from([None, 1, 4]))
+def test_a_save_writes_what_json_dump_wrote(tmp_path_factory, boards, saved, indent):
+    path = tmp_path_factory.mktemp("pins") / "pins.json"
+    path.write_text(dumped(boards) if indent == 1 else json.dumps(
+        {"format": 1, "boards": boards}, indent=indent), encoding="utf-8")
+    book = PinBook(str(path))
+    book.boards.update(saved)
+    book.save(list(saved))
+    text = path.read_text(encoding="utf-8")
+    assert json.loads(text) == {"format": 1, "boards": dict(boards, **saved)}
+    if indent == 1:   # as a bridge wrote the file: the same bytes as a whole json.dump
+        assert text == dumped(dict(boards, **saved))
+
+
+def test_a_board_first_seen_costs_no_whole_decode_of_the_file(tmp_path):
+    path = tmp_path / "pins.json"
+    path.write_text(dumped(others(2000)), encoding="utf-8")
+    size = path.stat().st_size
+    gc.collect()
+    tracemalloc.start()
+    try:
+        book = PinBook(str(path))
+        book.board("sim", "/here/main.py").review("tools", TOOLS)   # pinned: the file written
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # The text read (once as bytes, once as str) and one record at a time: a decoded file was
+    # 2.7x its size on top.
+    assert peak < 3 * size, (peak, size)
+    assert len(json.loads(path.read_text(encoding="utf-8"))["boards"]) == 2001

@@ -123,13 +123,18 @@ def _decoded(text, i):
         raise ValueError("no value at %d" % i) from None
 
 
-def picked(text, wanted):
+def picked(text, wanted, spans=None):
     # The pins file's text -> its data with only the wanted boards' records; a board's record that
-    # is not an object is kept (the caller refuses the file). Text this cannot follow is read
-    # whole by json (its error, or its reading of it).
+    # is not an object is kept (the caller refuses the file). spans: a dict given gets where each
+    # board's record left out is in the text, {key: (start, end)}. Text this cannot follow is
+    # read whole by json (its error, or its reading of it: every record kept, no spans).
     def board(key, i):
-        record, i = _decoded(text, i)
-        return (record if key in wanted or type(record) is not dict else _SKIPPED), i
+        record, end = _decoded(text, i)
+        if key in wanted or type(record) is not dict:
+            return record, end
+        if spans is not None:
+            spans[key] = (i, end)
+        return _SKIPPED, end
 
     def top(key, i):
         return _members(text, i, board) if key == "boards" else _decoded(text, i)
@@ -139,7 +144,14 @@ def picked(text, wanted):
             return data
     except (ValueError, IndexError, RecursionError):
         pass
+    if spans is not None:
+        spans.clear()
     return json.loads(text)
+
+
+def _record_text(record):
+    # A board's record as json.dump(indent=1) writes it inside the file's "boards".
+    return json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False).replace("\n", "\n  ")
 
 
 class PinBook:
@@ -167,19 +179,32 @@ class PinBook:
                 self.boards[key] = None
         return self.boards[key]
 
-    def _load(self, wanted=None):
-        # -> the file's boards: all of them (wanted None, to write the file), else only those
-        # whose key is in wanted, the others each decoded, checked and dropped in turn (so the
-        # file never sits decoded whole in the bridge's memory).
+    def _load(self, wanted):
+        # -> the boards of the file whose key is in wanted, the others each decoded, checked and
+        # dropped in turn (so the file never sits decoded whole in the bridge's memory).
+        text = self._text()
+        return {} if text is None else self._checked(lambda: picked(text, wanted))
+
+    def _text(self):
+        # -> the file's text, or None when there is none.
         try:
             with open(self.path, encoding="utf-8") as f:
-                text = f.read()
-            data = json.loads(text) if wanted is None else picked(text, wanted)
+                return f.read()
         except FileNotFoundError:
-            return {}
+            return None
         except (OSError, ValueError) as e:
-            raise PinsError("the pins file %s is unreadable (%s): fix it, or remove it and "
-                            "accept the boards again" % (self.path, e)) from None
+            raise self._unreadable(e) from None
+
+    def _unreadable(self, e):
+        return PinsError("the pins file %s is unreadable (%s): fix it, or remove it and accept "
+                         "the boards again" % (self.path, e))
+
+    def _checked(self, decode):
+        # decode: a function reading the file's text -> the boards it holds, or PinsError.
+        try:
+            data = decode()
+        except ValueError as e:
+            raise self._unreadable(e) from None
         if type(data) is not dict or data.get("format") != FORMAT:
             raise PinsError("the pins file %s is not one this bridge wrote (format %d): fix "
                             "it, or remove it and accept the boards again" % (self.path, FORMAT))
@@ -191,18 +216,27 @@ class PinBook:
 
     def save(self, keys):
         # The pins of these boards into the file, atomically (a reader sees the old file or the
-        # new one, never half), over what the file holds now: another bridge may share it.
-        boards = self._load()   # PinsError: a file damaged meanwhile is left as it is
-        for key in keys:
+        # new one, never half), over what the file holds now: another bridge may share it. The
+        # other boards' records are copied as the file has them, never decoded all at once; the
+        # file comes out as json.dump(indent=1, sort_keys=True) writes it.
+        text = self._text()
+        spans = {}
+        boards = {} if text is None else self._checked(lambda: picked(text, (), spans))
+        for key in keys:   # PinsError above: a file damaged meanwhile is left as it is
             boards[key] = self.boards[key]
+            spans.pop(key, None)
         folder = os.path.dirname(os.path.abspath(self.path))
         os.makedirs(folder, exist_ok=True)
         fd, temp = tempfile.mkstemp(prefix=".pins-", suffix=".tmp", dir=folder)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({"format": FORMAT, "boards": boards}, f, indent=1, sort_keys=True,
-                          ensure_ascii=False)
-                f.write("\n")
+                f.write('{\n "boards": {')
+                for n, key in enumerate(sorted(set(boards) | set(spans))):
+                    f.write("%s%s: %s" % (",\n  " if n else "\n  ",
+                                          json.dumps(key, ensure_ascii=False),
+                                          text[slice(*spans[key])] if key in spans
+                                          else _record_text(boards[key])))
+                f.write('%s},\n "format": %d\n}\n' % ("\n " if boards or spans else "", FORMAT))
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(temp, self.path)
