@@ -86,7 +86,8 @@ def test_a_file_damaged_after_the_start_is_logged_not_fatal(tmp_path, caplog):
     ' "format" : 1 } \n', '{"boards": {"a": {"n": 1}, "a": {"n": 2}}, "format": 1}',
     '{"boards": {"b": {"n": 1}, "a": [1]}, "format": 1}', '{"boards": [], "format": 1}',
     '{"format": 1, "boards": {"a": {"t": "\\u00e9\\n\\"}"}}, "extra": [true, false, 1.5e3]}',
-    '{"format": 1, "boards": {"a": {"x": NaN}}}', '[1, 2]', '"boards"', '{}'])
+    '{"format": 1, "boards": {"a": {"x": NaN}}}', '[1, 2]', '"boards"', '{}',
+    '{"boards": {"a": {"n": 1}, "b": {}}, "format": 1, "boards": {"c": {}}}'])
 def test_picked_reads_what_json_reads(text):
     assert picked(text, ("a",)) == wanted(json.loads(text), ("a",))
 
@@ -99,6 +100,16 @@ def test_picked_refuses_what_json_refuses(text):
         json.loads(text)
     with pytest.raises(ValueError):
         picked(text, ("a",))
+
+
+def test_a_save_keeps_what_json_reads_of_a_file_with_two_boards(tmp_path):
+    path = tmp_path / "pins.json"
+    path.write_text('{"boards": {"a": {"n": 1}}, "format": 1, "boards": {"b": {"n": 2}}}',
+                    encoding="utf-8")
+    book = PinBook(str(path))
+    book.boards["c"] = {"n": 3}
+    book.save(["c"])
+    assert json.loads(path.read_text(encoding="utf-8"))["boards"] == {"b": {"n": 2}, "c": {"n": 3}}
 
 
 def wanted(data, keys):

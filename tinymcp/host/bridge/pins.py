@@ -137,7 +137,11 @@ def picked(text, wanted, spans=None):
         return _SKIPPED, end
 
     def top(key, i):
-        return _members(text, i, board) if key == "boards" else _decoded(text, i)
+        if key != "boards":
+            return _decoded(text, i)
+        if spans is not None:
+            spans.clear()   # a second "boards" is the one json keeps
+        return _members(text, i, board)
     try:
         data, end = _members(text, _SPACE.match(text).end(), top)
         if _SPACE.match(text, end).end() == len(text):
@@ -200,7 +204,7 @@ class PinBook:
                          "the boards again" % (self.path, e))
 
     def _checked(self, decode):
-        # decode: a function reading the file's text -> the boards it holds, or PinsError.
+        # decode() -> the file's data (ValueError: not JSON) -> its boards, or PinsError.
         try:
             data = decode()
         except ValueError as e:
