@@ -16,6 +16,10 @@ _FOLDER = tempfile.mkdtemp(prefix="tinymcp-test-pins-")
 _COUNT = itertools.count(1)
 # Before any fixture of any scope starts a bridge: never the user's state directory.
 os.environ[PINS_ENV] = os.path.join(_FOLDER, "session.json")
+# Nor for a process started with an environment of its own without $TINYMCP_PINS (on Linux, where
+# the state directory follows $XDG_STATE_HOME): test_wheel.py and the discover scenario once
+# dropped every TINYMCP_ variable, and their bridges wrote into the user's pins file.
+os.environ["XDG_STATE_HOME"] = os.path.join(_FOLDER, "state")
 
 
 @pytest.fixture(autouse=True)

@@ -15,6 +15,7 @@ from mcp import Client, StdioServerParameters
 from tests.board_process import MICROPYTHON, REPO
 from tests.built_wheel import CONSTRAINTS, wheel_once
 from tests.deploy.conftest import make_board, tree  # noqa: F401  (make_board: a fake board)
+from tinymcp.host.bridge.pins import PINS_ENV
 from tinymcp.host.deploy import main as deploy
 
 pytest.importorskip("build", reason="needs build: pip install build")
@@ -45,9 +46,11 @@ def answers(command, cwd, env):
 
 
 def outside_env(bin_dir):
-    # No checkout on any path: only the environment's own commands first on PATH.
+    # No checkout on any path: only the environment's own commands first on PATH. The test's
+    # pins file stays (tests/conftest.py): the installed bridge never writes the user's.
     env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "MICROPYPATH", "VIRTUAL_ENV") and not k.startswith("TINYMCP_")}
+           if k not in ("PYTHONPATH", "MICROPYPATH", "VIRTUAL_ENV")
+           and (k == PINS_ENV or not k.startswith("TINYMCP_"))}
     env["PATH"] = str(bin_dir) + os.pathsep + env.get("PATH", "")
     return env
 

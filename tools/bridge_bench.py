@@ -8,7 +8,7 @@
 #   (needs socat for the floor and the re-plug figures). A full run (no --only) writes
 #   docs/bridge-benchmarks.md.
 #   python tools/bridge_bench.py --only cpu --against TREE: the bridge's CPU per call (from
-#   /proc, on stdio and HTTP) beside another checkout's (a worktree of the branch point), their
+#   /proc, on stdio and HTTP) and its RSS on stdio beside another checkout's (a worktree), their
 #   runs interleaved: what a change costs or saves, on a machine too loaded for calls/s.
 import argparse
 import json
@@ -29,6 +29,7 @@ if REPO not in sys.path:   # run from a checkout, installed or not
 
 from tinymcp.host.lineclient import LineClient, child, written  # noqa: E402
 from tools.bench_support.mcp_http import HttpClient  # noqa: E402
+from tools.bench_support.own_pins import own_pins  # noqa: E402
 
 BRIDGE = [sys.executable, "-m", "tinymcp.host.bridge"]
 BOARD = [sys.executable, os.path.join(REPO, "boards", "sim", "main.py")]
@@ -551,7 +552,8 @@ def tree_env(tree):
 
 
 def bridge_cpu(calls, trees):
-    # -> {tree: [bridge CPU us per call: stdio 1 and 8 in flight, HTTP 1 and 8 in flight]}:
+    # -> {tree: [bridge CPU us per call: stdio 1 and 8 in flight, HTTP 1 and 8 in flight; the
+    # stdio bridge's RSS in MB after its calls]}:
     # the same --sim bridge run from each checkout (this one and --against ones), interleaved,
     # medians of REPEATS. The bridge's own CPU (from /proc), not the board's nor the client's.
     peers = []
@@ -572,7 +574,8 @@ def bridge_cpu(calls, trees):
                  for window in (1, 8)]
                 + [cpu_per_call(http.proc.pid, lambda: (calls, http_calls(client, calls,
                                                                             window)))[1]
-                   for window in (1, 8)])
+                   for window in (1, 8)]
+                + [rss_mb(pid)])
     try:
         return median_rows(peers, measure)
     finally:
@@ -616,15 +619,17 @@ def main():
                         help="with --only cpu: another checkout (a worktree of the branch "
                              "point) whose bridge is measured in the same run")
     args = parser.parse_args()
+    own_pins()   # neither the user's pins written nor the bridge measured with them
     started = time.monotonic()
     if args.only == "cpu":
         say("bridge CPU per tools/call read_temperature (us, from /proc; %d calls each, medians "
-            "of %d interleaved runs):" % (args.calls, REPEATS))
-        say("  %-40s %12s %12s %12s %12s" % ("checkout", "stdio 1", "stdio 8", "HTTP 1",
-                                             "HTTP 8"))
+            "of %d interleaved runs), and the stdio bridge's RSS after them:"
+            % (args.calls, REPEATS))
+        say("  %-40s %12s %12s %12s %12s %10s" % ("checkout", "stdio 1", "stdio 8", "HTTP 1",
+                                                  "HTTP 8", "stdio RSS"))
         trees = [REPO] + [os.path.abspath(tree) for tree in args.against]
         for tree, figures in bridge_cpu(args.calls, trees).items():
-            say("  %-40s %12.0f %12.0f %12.0f %12.0f" % ((tree,) + tuple(figures)))
+            say("  %-40s %12.0f %12.0f %12.0f %12.0f %7.1f MB" % ((tree,) + tuple(figures)))
         return
     if args.only in (None, "throughput"):
         say("round trips on stdio (tools/call read_temperature), %d calls each, medians of %d "

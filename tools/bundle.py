@@ -32,6 +32,7 @@ DEPENDENCIES = ("pyserial", "platformdirs")
 ICON_SVG = os.path.join(REPO, "tinymcp", "host", "bridge", "static", "icon.svg")
 DISTRIBUTION = "tinymcp-hw"
 BOARD_TOKEN_ENV = "TINYMCP_BOARD_TOKEN"   # tinymcp.host.bridge.options.BOARD_TOKEN_ENV
+PINS_ENV = "TINYMCP_PINS"                 # tinymcp.host.bridge.pins.PINS_ENV
 SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 
 # server/main.py: how the host's Python finds the bridge and its board. user_config.board is a
@@ -129,11 +130,19 @@ def unpack(wheel, lib):
 
 def tools_of_the_bridge(stage):
     # -> [{name, description}]: tools/list of the staged bridge serving the simulated board,
-    # started through the bundle's own launcher.
-    env = dict(os.environ, PYTHONPATH="")
-    proc = subprocess.Popen([sys.executable, os.path.join(stage, "server", "main.py"), "--board",
-                             "sim"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, cwd=tempfile.gettempdir(), env=env)
+    # started through the bundle's own launcher. Its pins go to a file thrown away after it: the
+    # staged board is new to the pins on every build (a folder of its own), and would pile up in
+    # the user's pins file.
+    with tempfile.TemporaryDirectory(prefix="tinymcp-bundle-pins-") as pins:
+        env = dict(os.environ, PYTHONPATH="", **{PINS_ENV: os.path.join(pins, "pins.json")})
+        return listed_tools(subprocess.Popen(
+            [sys.executable, os.path.join(stage, "server", "main.py"), "--board", "sim"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            cwd=tempfile.gettempdir(), env=env))
+
+
+def listed_tools(proc):
+    # -> [{name, description}]: every page of tools/list from the bridge process proc, which ends.
     hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
              "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                         "clientInfo": {"name": "tinymcp-bundle", "version": "0"}}}

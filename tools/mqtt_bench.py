@@ -29,6 +29,7 @@ if REPO not in sys.path:   # run from a checkout, installed or not
 from tests.mqtt.conftest import MOSQUITTO, Board, Broker, ListChanged  # noqa: E402
 from tinymcp.host.lineclient import written  # noqa: E402
 from tools.bench_support.mcp_http import HttpClient  # noqa: E402
+from tools.bench_support.own_pins import own_pins  # noqa: E402
 from tools.bridge_bench import Peer, cpu_per_call, round_trips  # noqa: E402
 
 BRIDGE = [sys.executable, "-m", "tinymcp.host.bridge"]
@@ -357,6 +358,7 @@ def main():
                         action="store_false",
                         help="skip the killed board at the default keep-alive (90 s)")
     args = parser.parse_args()
+    own_pins()   # neither the user's pins written nor the bridge measured with them
     if MOSQUITTO is None:
         raise SystemExit("mqtt_bench: mosquitto is not installed (.ci/install-mosquitto)")
     if args.boards < 3:

@@ -19,6 +19,7 @@ from mcp import Client, StdioServerParameters
 
 from tests.board_process import REPO, board_command, board_env
 from tests.bridge.conftest import bridge_script
+from tinymcp.host.bridge.pins import PINS_ENV
 
 TOKEN = "d1scovered-b0ard-t0ken"
 SERVICE = "_mcp._tcp.local."
@@ -94,7 +95,8 @@ async def scenario(runtime):
     from zeroconf import IPVersion
     from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
     seen = {"links": loopback_with_multicast()}
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TINYMCP_")}
+    env = {k: v for k, v in os.environ.items()   # the test's pins file kept (tests/conftest.py)
+           if k == PINS_ENV or not k.startswith("TINYMCP_")}
     env_token = dict(env, TINYMCP_BOARD_TOKEN=TOKEN)
     browsed = []
     azc = AsyncZeroconf(ip_version=IPVersion.V4Only)

@@ -22,10 +22,14 @@ def built(tmp_path_factory):
     # -> (the .mcpb, server.json, the bundle unpacked), built from this checkout.
     # The wheel in it is the run's one (tests/built_wheel.py), as test_wheel.py installs it.
     out = tmp_path_factory.mktemp("dist")
+    users = tmp_path_factory.mktemp("state") / "pins.json"   # as if the user's pins file
     done = subprocess.run([sys.executable, os.path.join(REPO, "tools", "bundle.py"), "--out",
                            str(out), "--wheel", str(wheel_once(tmp_path_factory))],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600,
+                          env=dict(os.environ, TINYMCP_PINS=str(users)))
     assert done.returncode == 0, done.stdout.decode()[-3000:]
+    # The staged bridge it runs pins its board (new on every build) into a file of its own.
+    assert not users.exists(), "tools/bundle.py wrote its staged board into the user's pins"
     (bundle,) = out.glob("tinymcp-bridge-*.mcpb")
     unpacked = tmp_path_factory.mktemp("unpacked")
     with zipfile.ZipFile(str(bundle)) as z:

@@ -83,25 +83,132 @@ def difference(kind, before, now):
     return fields, _short(diff)
 
 
+_SPACE = re.compile(r"[ \t\n\r]*")
+_SKIPPED = object()
+_value = json.JSONDecoder().scan_once   # (text, index) -> (value, index after it)
+
+
+def _members(text, i, value):
+    # The JSON object at text[i] -> ({key: what value(key, j) keeps}, the index after it), each
+    # member's value at text[j] read by value(key, j) -> (what to keep or _SKIPPED, index after
+    # it). ValueError where the text is not such an object.
+    if text[i:i + 1] != "{":
+        raise ValueError("not an object at %d" % i)
+    out = {}
+    i = _SPACE.match(text, i + 1).end()
+    if text[i:i + 1] == "}":
+        return out, i + 1
+    while True:
+        if text[i:i + 1] != '"':
+            raise ValueError("no key at %d" % i)
+        key, i = json.decoder.scanstring(text, i + 1)
+        i = _SPACE.match(text, i).end()
+        if text[i:i + 1] != ":":
+            raise ValueError("no colon at %d" % i)
+        kept, i = value(key, _SPACE.match(text, i + 1).end())
+        if kept is not _SKIPPED:
+            out[key] = kept
+        i = _SPACE.match(text, i).end()
+        if text[i:i + 1] == "}":
+            return out, i + 1
+        if text[i:i + 1] != ",":
+            raise ValueError("no comma at %d" % i)
+        i = _SPACE.match(text, i + 1).end()
+
+
+def _decoded(text, i):
+    try:
+        return _value(text, i)
+    except StopIteration:
+        raise ValueError("no value at %d" % i) from None
+
+
+def picked(text, wanted, spans=None):
+    # The pins file's text -> its data with only the wanted boards' records; a board's record that
+    # is not an object is kept (the caller refuses the file). spans: a dict given gets where each
+    # board's record left out is in the text, {key: (start, end)}. Text this cannot follow is
+    # read whole by json (its error, or its reading of it: every record kept, no spans).
+    def board(key, i):
+        record, end = _decoded(text, i)
+        if key in wanted or type(record) is not dict:
+            return record, end
+        if spans is not None:
+            spans[key] = (i, end)
+        return _SKIPPED, end
+
+    def top(key, i):
+        if key != "boards":
+            return _decoded(text, i)
+        if spans is not None:
+            spans.clear()   # a second "boards" is the one json keeps
+        return _members(text, i, board)
+    try:
+        data, end = _members(text, _SPACE.match(text).end(), top)
+        if _SPACE.match(text, end).end() == len(text):
+            return data
+    except (ValueError, IndexError, RecursionError):
+        pass
+    if spans is not None:
+        spans.clear()
+    return json.loads(text)
+
+
+def _record_text(record):
+    # A board's record as json.dump(indent=1) writes it inside the file's "boards".
+    return json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False).replace("\n", "\n  ")
+
+
 class PinBook:
     # The pins file: {"format": 1, "boards": {key: {"label", "origin", "accepted", kind: [entry],
     # "instructions": text or null}}}. A key is a board's label and its origin (its sim path,
     # its port or URL, its broker and server-id). Written whole, atomically, at each change.
+    # Held: only the records of the boards this bridge serves, each read from the file when its
+    # board first shows up. The file holds every board ever pinned on the machine (boards on
+    # brokers at other ports, in other checkouts), which a bridge has no use for: decoded whole
+    # and kept, a 6 MB file was 17 MB of the bridge's memory.
 
     def __init__(self, path, trust_changes=False):
         self.path = path
         self.trust_changes = trust_changes   # changes are served this run (and not written)
-        self.boards = self._load()
+        self.boards = {}   # key -> record (None: never pinned), of the boards asked about
+        self._load(())     # a damaged file stops the bridge now, not at its first board
 
-    def _load(self):
+    def record(self, key):
+        # -> this board's record (None: never pinned), from the file the first time it is asked.
+        if key not in self.boards:
+            try:
+                self.boards[key] = self._load((key,)).get(key)
+            except PinsError as e:   # damaged since the start: first sight, and no write either
+                log.warning("%s", e)
+                self.boards[key] = None
+        return self.boards[key]
+
+    def _load(self, wanted):
+        # -> the boards of the file whose key is in wanted, the others each decoded, checked and
+        # dropped in turn (so the file never sits decoded whole in the bridge's memory).
+        text = self._text()
+        return {} if text is None else self._checked(lambda: picked(text, wanted))
+
+    def _text(self):
+        # -> the file's text, or None when there is none.
         try:
             with open(self.path, encoding="utf-8") as f:
-                data = json.load(f)
+                return f.read()
         except FileNotFoundError:
-            return {}
+            return None
         except (OSError, ValueError) as e:
-            raise PinsError("the pins file %s is unreadable (%s): fix it, or remove it and "
-                            "accept the boards again" % (self.path, e)) from None
+            raise self._unreadable(e) from None
+
+    def _unreadable(self, e):
+        return PinsError("the pins file %s is unreadable (%s): fix it, or remove it and accept "
+                         "the boards again" % (self.path, e))
+
+    def _checked(self, decode):
+        # decode() -> the file's data (ValueError: not JSON) -> its boards, or PinsError.
+        try:
+            data = decode()
+        except ValueError as e:
+            raise self._unreadable(e) from None
         if type(data) is not dict or data.get("format") != FORMAT:
             raise PinsError("the pins file %s is not one this bridge wrote (format %d): fix "
                             "it, or remove it and accept the boards again" % (self.path, FORMAT))
@@ -113,18 +220,27 @@ class PinBook:
 
     def save(self, keys):
         # The pins of these boards into the file, atomically (a reader sees the old file or the
-        # new one, never half), over what the file holds now: another bridge may share it.
-        boards = self._load()   # PinsError: a file damaged meanwhile is left as it is
-        for key in keys:
+        # new one, never half), over what the file holds now: another bridge may share it. The
+        # other boards' records are copied as the file has them, never decoded all at once; the
+        # file comes out as json.dump(indent=1, sort_keys=True) writes it.
+        text = self._text()
+        spans = {}
+        boards = {} if text is None else self._checked(lambda: picked(text, (), spans))
+        for key in keys:   # PinsError above: a file damaged meanwhile is left as it is
             boards[key] = self.boards[key]
+            spans.pop(key, None)
         folder = os.path.dirname(os.path.abspath(self.path))
         os.makedirs(folder, exist_ok=True)
         fd, temp = tempfile.mkstemp(prefix=".pins-", suffix=".tmp", dir=folder)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({"format": FORMAT, "boards": boards}, f, indent=1, sort_keys=True,
-                          ensure_ascii=False)
-                f.write("\n")
+                f.write('{\n "boards": {')
+                for n, key in enumerate(sorted(set(boards) | set(spans))):
+                    f.write("%s%s: %s" % (",\n  " if n else "\n  ",
+                                          json.dumps(key, ensure_ascii=False),
+                                          text[slice(*spans[key])] if key in spans
+                                          else _record_text(boards[key])))
+                f.write('%s},\n "format": %d\n}\n' % ("\n " if boards or spans else "", FORMAT))
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(temp, self.path)
@@ -159,13 +275,15 @@ class BoardPins:
         self.told = {}       # (kind, name) -> the change last logged, so a change is told once
 
     def _record(self):
-        return self.pins.boards.get(self.key)
+        return self.pins.record(self.key)
 
     def _pin(self, kind, value):
-        record = self.pins.boards.setdefault(self.key, {
-            "label": self.label, "origin": self.origin,
-            "accepted": datetime.datetime.now(datetime.timezone.utc).isoformat(
-                timespec="seconds")})
+        record = self._record()
+        if record is None:
+            record = self.pins.boards[self.key] = {
+                "label": self.label, "origin": self.origin,
+                "accepted": datetime.datetime.now(datetime.timezone.utc).isoformat(
+                    timespec="seconds")}
         record[kind] = value
         try:
             self.pins.save([self.key])
