@@ -21,7 +21,8 @@ import serial
 from tinymcp import cborlink, protocol
 
 from tinymcp.host.bridge import turn
-from tinymcp.host.bridge.wire import TOO_LONG, BoardAnswer, LineSplitter, dump_line, reason
+from tinymcp.host.bridge.wire import (TOO_LONG, BoardAnswer, LineSplitter, board_json, board_scan,
+                                      dump_line, reason, scanned)
 
 log = logging.getLogger("tinymcp.bridge.link")
 
@@ -144,8 +145,13 @@ def parse_line(line):
     start = 0 if line[:1] == b"{" else line.find(_JSONRPC)
     if start >= 0:
         try:   # UTF-8, as json.loads would find ('{' then no NUL), without looking for it
-            msg = json.loads(line[start:].decode("utf-8", "surrogatepass")
-                             if line[start + 1:start + 2] != b"\x00" else line[start:])
+            if line[start + 1:start + 2] != b"\x00":
+                text = line[start:].decode("utf-8", "surrogatepass")
+                msg = scanned(board_scan, text)
+                if msg is None:
+                    msg = board_json.decode(text)
+            else:
+                msg = json.loads(line[start:])
         except (ValueError, RecursionError):
             msg = None
         if type(msg) is dict and msg.get("jsonrpc") == "2.0":
@@ -522,7 +528,7 @@ class Link:
             self.events.on_noise(bytes(partial[-200:]))
 
     def _line(self, line):
-        if line and is_cbor(line):
+        if line and 0xA0 <= line[0] <= 0xBF:   # is_cbor(line)
             msg = self._cbor(line.rstrip(b"\r"))  # a cooked tty adds "\r"; never a frame's last byte
             if msg is None:
                 return
@@ -603,16 +609,26 @@ class Link:
         # when the board has stopped reading and MAX_BACKLOG bytes wait for it already.
         if self.port is None:
             return None
-        with self._wake:
-            if self._queued > MAX_BACKLOG:
-                log.warning("the board is not reading its input; dropping a frame")
+        if type(self._io) is PortLoop:   # no thread shares the queues: no lock to take
+            if not self._queued_frame(frame, urgent):
                 return None
-            (self._urgent if urgent else self._queue).append(frame)
-            self._queued += len(frame)
+            self._io.kick()
+            return frame
+        with self._wake:
+            if not self._queued_frame(frame, urgent):
+                return None
             self._wake.notify()
         if self._io is not None:
             self._io.kick()
         return frame
+
+    def _queued_frame(self, frame, urgent):
+        if self._queued > MAX_BACKLOG:
+            log.warning("the board is not reading its input; dropping a frame")
+            return False
+        (self._urgent if urgent else self._queue).append(frame)
+        self._queued += len(frame)
+        return True
 
     def withdraw(self, frame):
         # -> True when the frame was still waiting (no byte of it reached the board): removed.
@@ -642,18 +658,29 @@ class Link:
     def _take_frames(self):
         # -> the frames waiting, urgent ones first, up to WRITE_MAX bytes joined for one write
         # (what stays waiting can still be withdrawn), or None.
-        if not (self._urgent or self._queue):   # nothing (the loop's writer asks once more
-            return None                         # after each write): no lock to take for it
+        queue = self._queue
+        if not (self._urgent or queue):   # nothing (the loop's writer asks once more after
+            return None                   # each write): no lock to take for it
+        if type(self._io) is PortLoop:   # the loop's own writer: no thread shares the queues
+            if len(queue) == 1 and not self._urgent:   # the usual: one frame
+                frame = queue.popleft()
+                self._queued -= len(frame)
+                return frame
+            return self._joined_frames()
         with self._wake:
             if not (self._urgent or self._queue):
                 return None
-            frames, size = [], 0
-            for waiting in (self._urgent, self._queue):
-                while waiting and (not frames or size + len(waiting[0]) <= WRITE_MAX):
-                    frames.append(waiting.popleft())
-                    size += len(frames[-1])
-            self._queued -= size
-            return b"".join(frames)
+            return self._joined_frames()
+
+    def _joined_frames(self):
+        urgent, queue = self._urgent, self._queue
+        frames, size = [], 0
+        for waiting in (urgent, queue):
+            while waiting and (not frames or size + len(waiting[0]) <= WRITE_MAX):
+                frames.append(waiting.popleft())
+                size += len(frames[-1])
+        self._queued -= size
+        return b"".join(frames)
 
     def close(self):
         if self.cbor_in or self.crc_errors:
