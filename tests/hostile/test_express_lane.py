@@ -184,6 +184,12 @@ def test_calls_the_lane_leaves_to_the_general_way_are_served_there(fake_board, s
     got = host.request("tools/call", {"name": "echo", "arguments": {},
                                       "_meta": {"progressToken": "mine"}}, timeout=20)
     assert got["result"]["structuredContent"]["_meta"]["progressToken"] != "mine"
+    # A name that is no string, params with a key of their own: answered the general way
+    # (a name that is no string, with an error: it names no tool).
+    for params in ({"name": ["echo"], "arguments": {}}, {"name": {"echo": 1}},
+                   {"name": "echo", "arguments": {}, "x": 1}):
+        got = host.request("tools/call", params, timeout=20)
+        assert ("result" in got) == (type(params["name"]) is str), got
     # A duplicate id while the first is in flight: refused, the first still answered.
     slow = threading.Event()
 
@@ -199,7 +205,8 @@ def test_calls_the_lane_leaves_to_the_general_way_are_served_there(fake_board, s
     slow.set()
     assert json.loads(host.line(timeout=20)) == {"jsonrpc": "2.0", "id": "dup",
                                                  "result": {"content": []}}
-    expect_lane(host, 1, as_on_windows)
+    # The lane's: params with a key of their own (the board reads them as they came), "dup".
+    expect_lane(host, 2, as_on_windows)
 
 
 def test_a_call_the_board_never_answers_times_out_on_time_beside_answered_ones(

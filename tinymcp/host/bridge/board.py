@@ -325,7 +325,7 @@ class BoardSession:
 
     def _send(self, p):
         frame = self._encode(p)
-        if frame is None or not self._check_size(p, frame):
+        if frame is None or (len(frame) > self.max_frame and not self._check_size(p, frame)):
             return
         p.frame = self.link.write(frame, urgent=p.method == "ping")
         p.sent = p.frame is not None

@@ -4,9 +4,13 @@
 # (wire.BoardAnswer): no task, no layer between the host session and the board session. Anything
 # else (notifications, other methods, progress, tasks, several boards, a tool that is not
 # read-only, an error, a picture) takes the general way: HostSession.receive, Router.start.
+import logging
+
 from tinymcp.host.bridge.events import TOOL as WAIT_TOOL
 from tinymcp.host.bridge.handshake import CALLS_AS_IS, HostCall
 from tinymcp.host.bridge.wire import BoardAnswer, HostParams, dump, routable
+
+log = logging.getLogger("tinymcp.bridge.express")
 
 SVG = b"image/svg+xml"   # an answer holding a picture is drawn first (pictures.py)
 
@@ -24,6 +28,13 @@ class ExpressLane:
     def take(self, msg, line):
         # A host's message decoded from line -> True when it was served here, else False (and
         # nothing was done with it).
+        try:
+            return self._take(msg, line)
+        except Exception:   # a bug costs this message, never the session (HostSession.receive)
+            log.exception("the express lane, on a message from %s", self.session.label)
+            return True
+
+    def _take(self, msg, line):
         session = self.session
         if (session.era != "handshake" or session.version < CALLS_AS_IS or type(msg) is not dict
                 or len(msg) != 4 or msg.get("method") != "tools/call"):
@@ -42,16 +53,14 @@ class ExpressLane:
         board_session = board.session
         # Read-only (no owner to add to its _meta), not a task tool (no longer deadline), on a
         # board serving now (nothing held, nothing refused): what Router._begin adds nothing to.
-        if (name == WAIT_TOOL or catalog.read_only.get(name) is not True
+        if (type(name) is not str or name == WAIT_TOOL or catalog.read_only.get(name) is not True
                 or name in catalog.task_support or board_session.state != "ready"
-                or board_session.suspect is not None):
-            return False
+                or board_session.suspect is not None
+                or router.routes.refusal(board, "tools", name) is not None):
+            return False   # hidden or withheld by the pins too: the general way says why
         routed = routable(msg, line)
         if type(routed) is not HostParams:
             return False
-        found, refused = router.routes.target("tools/call", routed)
-        if found is not board or refused is not routed:
-            return False   # withheld by the pins, or hidden: the general way says why
         call = HostCall(session, rid)
         p = board_session.begin("tools/call", routed, owner=call, retry=True)
         future = p.future

@@ -21,8 +21,8 @@ import serial
 from tinymcp import cborlink, protocol
 
 from tinymcp.host.bridge import turn
-from tinymcp.host.bridge.wire import (TOO_LONG, BoardAnswer, LineSplitter, board_json, board_scan,
-                                      dump_line, reason, scanned)
+from tinymcp.host.bridge.wire import (TOO_LONG, BoardAnswer, Encoded, LineSplitter, board_json,
+                                      board_scan, dump_line, reason, scanned)
 
 log = logging.getLogger("tinymcp.bridge.link")
 
@@ -598,7 +598,9 @@ class Link:
         # One message as the board reads it: a JSON line, or a CBOR link frame.
         if self.mode == "cbor":
             return to_link(msg)
-        return dump_line(msg)   # a host's request as it came (wire.HostParams), or encoded
+        if type(msg) is Encoded:   # a host's request as it came (wire.HostParams)
+            return msg.data + b"\n"
+        return dump_line(msg)
 
     def send(self, msg, urgent=False):
         return self.write(self.encode(msg), urgent)
@@ -609,9 +611,9 @@ class Link:
         # when the board has stopped reading and MAX_BACKLOG bytes wait for it already.
         if self.port is None:
             return None
-        if type(self._io) is PortLoop:   # no thread shares the queues: no lock to take
-            if not self._queued_frame(frame, urgent):
-                return None
+        if type(self._io) is PortLoop and not urgent and self._queued <= MAX_BACKLOG:
+            self._queue.append(frame)   # the loop's: no thread shares the queues, no lock
+            self._queued += len(frame)
             self._io.kick()
             return frame
         with self._wake:
