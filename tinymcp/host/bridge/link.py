@@ -161,11 +161,6 @@ def parse_line(line):
     return None, line
 
 
-def is_cbor(line):
-    # A CBOR link frame starts with a map head; JSON and REPL output start with ASCII.
-    return 0xA0 <= line[0] <= 0xBF
-
-
 def from_link(msg):
     # A message decoded from a CBOR frame -> the MCP JSON message it stands for: restores what
     # the link omits ("jsonrpc", a tool result's text mirror, a blob's default mimeType; the
@@ -528,7 +523,7 @@ class Link:
             self.events.on_noise(bytes(partial[-200:]))
 
     def _line(self, line):
-        if line and 0xA0 <= line[0] <= 0xBF:   # is_cbor(line)
+        if line and 0xA0 <= line[0] <= 0xBF:   # a CBOR frame's map head (JSON, REPL: ASCII)
             msg = self._cbor(line.rstrip(b"\r"))  # a cooked tty adds "\r"; never a frame's last byte
             if msg is None:
                 return
@@ -617,20 +612,15 @@ class Link:
             self._io.kick()
             return frame
         with self._wake:
-            if not self._queued_frame(frame, urgent):
+            if self._queued > MAX_BACKLOG:
+                log.warning("the board is not reading its input; dropping a frame")
                 return None
+            (self._urgent if urgent else self._queue).append(frame)
+            self._queued += len(frame)
             self._wake.notify()
         if self._io is not None:
             self._io.kick()
         return frame
-
-    def _queued_frame(self, frame, urgent):
-        if self._queued > MAX_BACKLOG:
-            log.warning("the board is not reading its input; dropping a frame")
-            return False
-        (self._urgent if urgent else self._queue).append(frame)
-        self._queued += len(frame)
-        return True
 
     def withdraw(self, frame):
         # -> True when the frame was still waiting (no byte of it reached the board): removed.
