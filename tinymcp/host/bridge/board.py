@@ -117,11 +117,11 @@ class Pending:
     __slots__ = ("id", "method", "params", "future", "owner", "retry", "internal", "sent",
                  "limbo", "frame", "gone", "done", "timer", "then")
 
-    def __init__(self, rid, method, params, owner, retry, internal):
+    def __init__(self, rid, method, params, owner, retry, internal, loop=None):
         self.id = rid
         self.method = method
         self.params = params
-        self.future = asyncio.get_running_loop().create_future()
+        self.future = (loop or asyncio.get_running_loop()).create_future()
         self.owner = owner
         self.retry = retry
         self.internal = internal
@@ -134,12 +134,14 @@ class Pending:
         self.then = None    # called with the answer as it settles the future, just before
 
     def message(self):
+        params = self.params
+        if type(params) is HostParams:   # the host's line, our id in it (wire.py)
+            msg = Encoded(jsonrpc="2.0", id=self.id, method=self.method, params=params)
+            msg.data = params.frame(self.id)
+            return msg
         msg = {"jsonrpc": "2.0", "id": self.id, "method": self.method}
-        if self.params is not None:
-            msg["params"] = self.params
-            if type(self.params) is HostParams:   # the host's line, our id in it (wire.py)
-                msg = Encoded(msg)
-                msg.data = self.params.frame(self.id)
+        if params is not None:
+            msg["params"] = params
         return msg
 
     def settle(self, msg):
@@ -214,6 +216,9 @@ class BoardSession:
         self._typed = False         # host frames may sit on the REPL's line: never send it a CR
         self.pending = {}
         self._order = collections.deque()  # requests written to the board, oldest first
+        self._deadlines = collections.deque()   # (when, Pending, limit), the usual timeout
+        self._sweep = None          # the timer that ends them (_swept)
+        self._loop = None           # the event loop it serves on, once known (begin)
         self._ids = itertools.count(1)
         self._init_task = None
         self._probe_task = None
@@ -255,7 +260,10 @@ class BoardSession:
         why = None if internal else self.not_serving()
         if why is not None:
             return error(NOT_SERVING, "Board not serving: %s" % why, "not-serving")
-        p = Pending(next(self._ids), method, params, owner, retry, internal)
+        loop = self._loop
+        if loop is None:   # a session serves on one loop: asked once (CPython asks the OS)
+            loop = self._loop = asyncio.get_running_loop()
+        p = Pending(next(self._ids), method, params, owner, retry, internal, loop)
         self.pending[p.id] = p
         if (self.state == "ready" and self.suspect is None) or internal:
             self._send(p)
@@ -265,8 +273,37 @@ class BoardSession:
                 self._check_size(p, frame)
         if not p.future.done():
             limit = self.timeout if timeout is None else timeout
-            p.timer = p.future.get_loop().call_later(limit, self._expire, p, limit)
+            when = loop.time() + limit
+            deadlines = self._deadlines
+            while deadlines and deadlines[0][1].future.done():   # answered: forgotten
+                deadlines.popleft()
+            if limit == self.timeout and (not deadlines or when >= deadlines[-1][0]):
+                deadlines.append((when, p, limit))   # in order: one timer serves them all
+                if self._sweep is None:
+                    self._sweep = loop.call_at(deadlines[0][0], self._swept)
+            else:
+                p.timer = loop.call_at(when, self._expire, p, limit)
         return p
+
+    def _swept(self):
+        # The oldest deadline of the usual length has come: the requests whose have passed
+        # end, and the timer waits for the next one. One timer for all of them, not one per
+        # request (each would cost the loop a heap entry made and cancelled per call).
+        self._sweep = None
+        deadlines = self._deadlines
+        if not deadlines:
+            return
+        loop = deadlines[0][1].future.get_loop()
+        now = loop.time()
+        while deadlines:
+            when, p, limit = deadlines[0]
+            if not p.future.done() and when > now:
+                break
+            deadlines.popleft()
+            if not p.future.done():
+                self._expire(p, limit)
+        if deadlines:
+            self._sweep = loop.call_at(deadlines[0][0], self._swept)
 
     def _expire(self, p, limit):
         # p's deadline has passed: its caller gets a timeout; a board that has it is asked to
@@ -288,7 +325,7 @@ class BoardSession:
 
     def _send(self, p):
         frame = self._encode(p)
-        if frame is None or not self._check_size(p, frame):
+        if frame is None or (len(frame) > self.max_frame and not self._check_size(p, frame)):
             return
         p.frame = self.link.write(frame, urgent=p.method == "ping")
         p.sent = p.frame is not None
@@ -404,6 +441,20 @@ class BoardSession:
     # -- input from the link --------------------------------------------------------------
 
     def on_message(self, msg):
+        # The usual frame first: a result (an object) of the oldest request written, from a
+        # board that serves with nothing suspect; what the general way below would do for it.
+        rid = msg.get("id")
+        if (type(rid) is int and "result" in msg and "error" not in msg and "method" not in msg
+                and self.suspect is None and not self.at_repl):
+            p = self.pending.get(rid)
+            order = self._order
+            if (p is not None and order and order[0] is p and type(msg["result"]) is dict
+                    and (p.method != "resources/read" or self.link.mode != "cbor")):
+                del self.pending[rid]
+                order.popleft()
+                p.done = True
+                p.settle(msg)
+                return
         if "method" in msg:
             self._board_message(msg)
             return
@@ -932,6 +983,9 @@ class BoardSession:
         for task in (self._init_task, self._probe_task, self._check_task):
             if task is not None:
                 task.cancel()
+        if self._sweep is not None:
+            self._sweep.cancel()
+            self._sweep = None
         self.link.close()
         if self.state != "disconnected":
             self.on_state(False)

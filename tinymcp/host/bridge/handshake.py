@@ -183,12 +183,13 @@ SINCE_2025_06_18 = ("title", "outputSchema", "icons")
 
 
 TASKS_SINCE = "2025-11-25"
+CALLS_AS_IS = "2025-06-18"   # from this version on, a tools/call result reaches hosts unchanged
 
 
 def fit_result(method, result, version):
     if version >= TASKS_SINCE or type(result) is not dict:
         return result
-    if version >= "2025-06-18":   # only tasks are newer: no tool says how it runs as one
+    if version >= CALLS_AS_IS:   # only tasks are newer: no tool says how it runs as one
         if method == "tools/list" and type(result.get("tools")) is list:
             result = dict(result, tools=[_untasked(t) for t in result["tools"]])
         return result

@@ -183,7 +183,7 @@ class HostSession:
             try:
                 future = self.hosts.handshake.start(self, rid, method, params if line is None
                                                     else routable(msg, line),
-                                                    lambda reply: self._served(rid, reply))
+                                                    lambda reply: self.served(rid, reply))
             except Exception as e:   # a bug costs this request, never the session
                 log.exception("serving %s", method)
                 self._answer(rid, err(INTERNAL_ERROR, "Internal error in the bridge: %s" % e))
@@ -220,7 +220,7 @@ class HostSession:
 
     def _routed_done(self, future):
         # A routed request's future is done: cancelled (its answer, which comes first, takes
-        # this callback off: _served).
+        # this callback off: served).
         if future.cancelled():
             rid = next((rid for rid, task in self.tasks.items() if task is future), None)
             if rid is not None:
@@ -232,8 +232,9 @@ class HostSession:
         self.unanswered(rid)
         self._answer(rid, None)
 
-    def _served(self, rid, reply):
-        # A request served without a task has its reply (a cancelled one never gets here).
+    def served(self, rid, reply):
+        # A request served without a task has its reply (a cancelled one never gets here):
+        # answered (express.py's lane answers through here what it does not send as it came).
         future = self.tasks.pop(rid, None)
         if future is not None:
             future.remove_done_callback(self._routed_done)

@@ -21,7 +21,8 @@ import serial
 from tinymcp import cborlink, protocol
 
 from tinymcp.host.bridge import turn
-from tinymcp.host.bridge.wire import TOO_LONG, BoardAnswer, LineSplitter, dump_line, reason
+from tinymcp.host.bridge.wire import (TOO_LONG, BoardAnswer, Encoded, LineSplitter, board_json,
+                                      board_scan, dump_line, reason, scanned)
 
 log = logging.getLogger("tinymcp.bridge.link")
 
@@ -144,8 +145,13 @@ def parse_line(line):
     start = 0 if line[:1] == b"{" else line.find(_JSONRPC)
     if start >= 0:
         try:   # UTF-8, as json.loads would find ('{' then no NUL), without looking for it
-            msg = json.loads(line[start:].decode("utf-8", "surrogatepass")
-                             if line[start + 1:start + 2] != b"\x00" else line[start:])
+            if line[start + 1:start + 2] != b"\x00":
+                text = line[start:].decode("utf-8", "surrogatepass")
+                msg = scanned(board_scan, text)
+                if msg is None:
+                    msg = board_json.decode(text)
+            else:
+                msg = json.loads(line[start:])
         except (ValueError, RecursionError):
             msg = None
         if type(msg) is dict and msg.get("jsonrpc") == "2.0":
@@ -153,11 +159,6 @@ def parse_line(line):
                 msg = BoardAnswer.of(msg, line[start:])
             return msg, (line[:start] if start else None)
     return None, line
-
-
-def is_cbor(line):
-    # A CBOR link frame starts with a map head; JSON and REPL output start with ASCII.
-    return 0xA0 <= line[0] <= 0xBF
 
 
 def from_link(msg):
@@ -522,7 +523,7 @@ class Link:
             self.events.on_noise(bytes(partial[-200:]))
 
     def _line(self, line):
-        if line and is_cbor(line):
+        if line and 0xA0 <= line[0] <= 0xBF:   # a CBOR frame's map head (JSON, REPL: ASCII)
             msg = self._cbor(line.rstrip(b"\r"))  # a cooked tty adds "\r"; never a frame's last byte
             if msg is None:
                 return
@@ -592,7 +593,9 @@ class Link:
         # One message as the board reads it: a JSON line, or a CBOR link frame.
         if self.mode == "cbor":
             return to_link(msg)
-        return dump_line(msg)   # a host's request as it came (wire.HostParams), or encoded
+        if type(msg) is Encoded:   # a host's request as it came (wire.HostParams)
+            return msg.data + b"\n"
+        return dump_line(msg)
 
     def send(self, msg, urgent=False):
         return self.write(self.encode(msg), urgent)
@@ -603,6 +606,11 @@ class Link:
         # when the board has stopped reading and MAX_BACKLOG bytes wait for it already.
         if self.port is None:
             return None
+        if type(self._io) is PortLoop and not urgent and self._queued <= MAX_BACKLOG:
+            self._queue.append(frame)   # the loop's: no thread shares the queues, no lock
+            self._queued += len(frame)
+            self._io.kick()
+            return frame
         with self._wake:
             if self._queued > MAX_BACKLOG:
                 log.warning("the board is not reading its input; dropping a frame")
@@ -642,18 +650,29 @@ class Link:
     def _take_frames(self):
         # -> the frames waiting, urgent ones first, up to WRITE_MAX bytes joined for one write
         # (what stays waiting can still be withdrawn), or None.
-        if not (self._urgent or self._queue):   # nothing (the loop's writer asks once more
-            return None                         # after each write): no lock to take for it
+        queue = self._queue
+        if not (self._urgent or queue):   # nothing (the loop's writer asks once more after
+            return None                   # each write): no lock to take for it
+        if type(self._io) is PortLoop:   # the loop's own writer: no thread shares the queues
+            if len(queue) == 1 and not self._urgent:   # the usual: one frame
+                frame = queue.popleft()
+                self._queued -= len(frame)
+                return frame
+            return self._joined_frames()
         with self._wake:
             if not (self._urgent or self._queue):
                 return None
-            frames, size = [], 0
-            for waiting in (self._urgent, self._queue):
-                while waiting and (not frames or size + len(waiting[0]) <= WRITE_MAX):
-                    frames.append(waiting.popleft())
-                    size += len(frames[-1])
-            self._queued -= size
-            return b"".join(frames)
+            return self._joined_frames()
+
+    def _joined_frames(self):
+        urgent, queue = self._urgent, self._queue
+        frames, size = [], 0
+        for waiting in (urgent, queue):
+            while waiting and (not frames or size + len(waiting[0]) <= WRITE_MAX):
+                frames.append(waiting.popleft())
+                size += len(frames[-1])
+        self._queued -= size
+        return b"".join(frames)
 
     def close(self):
         if self.cbor_in or self.crc_errors:

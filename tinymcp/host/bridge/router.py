@@ -358,20 +358,25 @@ class Router:
             answered(result)
 
         def answered(result):
-            try:
-                reply = self.routes.outward_reply(
-                    board, method, self._end(method, forward, call, board, result, token))
-            except Exception as e:   # a bug costs this call, never the host's session
-                log.exception("answering %s", method)
-                reply = err(INTERNAL_ERROR, "Internal error in the bridge: %s" % e)
-            if pictures.svg_items(reply):   # its SVG drawn first (pictures.py), off this turn
-                self._draw_then(reply, board.name, then)
-            else:
-                then(reply)
+            self.answer_routed(board, method, forward, call, token, result, then)
         if type(p) is not dict:   # the board's answer (or the deadline) answers the host in
             p.then = settled      # that turn of the loop, not the next
         future.add_done_callback(ended)
         return future
+
+    def answer_routed(self, board, method, forward, call, token, result, then):
+        # A routed call's board answer (or the error that ended it) -> then(the reply as hosts
+        # get it): its task kept, its pictures drawn.
+        try:
+            reply = self.routes.outward_reply(
+                board, method, self._end(method, forward, call, board, result, token))
+        except Exception as e:   # a bug costs this call, never the host's session
+            log.exception("answering %s", method)
+            reply = err(INTERNAL_ERROR, "Internal error in the bridge: %s" % e)
+        if pictures.svg_items(reply):   # its SVG drawn first (pictures.py), off this turn
+            self._draw_then(reply, board.name, then)
+        else:
+            then(reply)
 
     def _draw_then(self, reply, board_name, then):
         # A routed call's answer holding SVG pictures -> then(the answer as hosts get it), once

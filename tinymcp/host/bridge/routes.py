@@ -489,16 +489,22 @@ class Routes:
         kind, name = _entry(method, params)
         if kind is None or type(name) is not str:
             return None
-        why = board.catalog.hidden[kind].get(name)
-        if why is None and board.pinned is not None:
-            why = board.pinned.withheld(kind, name)
-        if why is None and kind == "resources":
-            why = _from_template(board, name)
+        why = self.refusal(board, kind, name)
         if why is None:
             return None
         if method == "tools/call":
             return _tool_error(why)
         return err(RESOURCE_NOT_FOUND if kind == "resources" else INVALID_PARAMS, why)
+
+    @staticmethod
+    def refusal(board, kind, name):
+        # -> why hosts may not use the board's entry of this kind and own name now, or None.
+        why = board.catalog.hidden[kind].get(name)
+        if why is None and board.pinned is not None:
+            why = board.pinned.withheld(kind, name)
+        if why is None and kind == "resources":
+            why = _from_template(board, name)
+        return why
 
     def refuse_foreign(self, boards=None):
         # With several boards, a board's own tool or prompt name that reads as another board's

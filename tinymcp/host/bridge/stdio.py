@@ -10,6 +10,7 @@ import sys
 import threading
 
 from tinymcp.host.bridge import turn
+from tinymcp.host.bridge.express import ExpressLane
 from tinymcp.host.bridge.wire import (MAX_MESSAGE, TOO_LONG, LineSplitter, decode, dump_line,
                                       too_long)
 
@@ -108,22 +109,36 @@ class StdinThread:
             pass
 
 
+def descriptor(out):
+    # -> the file descriptor under a binary stdout (nothing left in its buffer), or None.
+    try:
+        out.flush()
+        return out.fileno()
+    except (AttributeError, OSError, ValueError):   # io.UnsupportedOperation is an OSError
+        return None
+
+
 async def serve_stdio(hosts, stdin=None, stdout=None):
     # Serve until stdin ends. Nothing but protocol frames is ever written to stdout.
     loop = asyncio.get_running_loop()
     out = stdout or sys.stdout.buffer
     ended = loop.create_future()   # stdin has ended, or the host closed stdout
     lines = []   # messages sent and not yet written: one write for them all
-    session = None
+    session = lane = None
+    fd = None   # stdout's descriptor, written directly (where stdin is read by the loop)
 
     def end():
         if not ended.done():
             ended.set_result(None)
 
     def send(msg, related=None):
+        put(dump_line(msg))
+
+    def put(line):
+        # One line for the host (its bytes made: an express answer's, express.py).
         if ended.done() and ended.result():   # the host closed its end: nothing more goes
             return
-        lines.append(dump_line(msg))
+        lines.append(line)
         if len(lines) > 1 or turn.hold(flush):   # a flush is on its way: they join its write
             return
         if session is None or not session.tasks:   # nothing else in flight: at once
@@ -139,8 +154,12 @@ async def serve_stdio(hosts, stdin=None, stdout=None):
         if ended.done() and ended.result():
             return
         try:
-            out.write(data)
-            out.flush()
+            if fd is None:
+                out.write(data)
+                out.flush()
+            else:   # the descriptor itself: no buffer to copy the bytes through first
+                while data:
+                    data = data[os.write(fd, data):]
         except (BrokenPipeError, OSError, ValueError):
             # the host closed its end: nothing more is read or written
             if ended.done():
@@ -163,13 +182,16 @@ async def serve_stdio(hosts, stdin=None, stdout=None):
             msg, problem = decode(line)
             if problem is not None:
                 send(problem)
-            else:
+            elif lane is None or not lane.take(msg, line):
                 session.receive(msg, line)
         if not data:
             end()
 
     session = hosts.open_session(send, "stdio")
     stdin = open_stdin(stdin or sys.stdin, loop, handle)
+    if type(stdin) is StdinLoop:   # read by the loop (POSIX): the express lane is open
+        lane = ExpressLane(session, hosts.router, put)
+        fd = descriptor(out)
     try:
         await ended
         if session.tasks and not ended.result():
@@ -181,4 +203,6 @@ async def serve_stdio(hosts, stdin=None, stdout=None):
     finally:
         stdin.close()
         session.close()
+        if lane is not None:
+            log.debug("stdio: %d tools/call took the express lane", lane.taken)
         flush()   # what this turn of the loop sent, before the bridge ends

@@ -3,6 +3,7 @@
 # message in strict JSON (finite numbers, bounded nesting, bounded size), or the error that
 # answers it.
 import json
+import json.scanner
 import re
 
 from tinymcp.protocol import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, REASON
@@ -17,6 +18,10 @@ _nonfinite = []         # one entry per such number the message being decoded he
 _SURROGATE = re.compile("[\ud800-\udfff]")
 SURROGATE = "strings must be Unicode text: a lone UTF-16 surrogate (\\ud800-\\udfff) is not"
 
+
+# In the hot paths below, bytes are searched with find(), never `in`: `sub in data` first tries
+# sub as an integer (a byte value), and the TypeError it makes and drops costs more than the
+# search (CPython 3.11).
 
 # One compact encoder and one strict decoder, made once: json.dumps and json.loads with
 # arguments of their own build a new one per message.
@@ -51,7 +56,7 @@ def _may_be_wrong(data, utf8=None):
     # messages hold none of these, and are not walked.
     if _nonfinite:
         return True
-    return ("\\u" in data or ((utf8 is None or b"\xed" in utf8)
+    return ("\\u" in data or ((utf8 is None or utf8.find(b"\xed") >= 0)
                                and _SURROGATE.search(data) is not None)
             or data.count("[") + data.count("{") > MAX_DEPTH)
 
@@ -81,7 +86,7 @@ class BoardAnswer(dict):
         frame.rest = None
         head = _ANSWER_HEAD.match(line)
         if (head is not None and msg.get("id") == int(head.group(1))
-                and b"\\u" not in line and b"\xed" not in line and line.count(b'"id"') == 1
+                and line.find(b"\\u") < 0 and line.find(b"\xed") < 0 and line.count(b'"id"') == 1
                 and line.count(b'"jsonrpc"') == 1
                 and line.count(b'"result"') + line.count(b'"error"') == 1):
             frame.rest = line[head.end(1):]
@@ -120,7 +125,7 @@ class HostParams(dict):
     __slots__ = ("head", "tail")
 
     def frame(self, rid):
-        return self.head + str(int(rid)).encode() + self.tail
+        return self.head + b"%d" % rid + self.tail
 
 
 def routable(msg, line):
@@ -135,7 +140,8 @@ def routable(msg, line):
     # wrote it); a few scans of the line in C cost about what encoding a small request does.
     params = msg.get("params")
     if (msg.get("method") != "tools/call" or len(msg) != 4 or type(params) is not dict
-            or line[:1] != b"{" or b"\\u" in line or b"\xed" in line or b"\r" in line
+            or line[:1] != b"{" or line.find(b"\\u") >= 0 or line.find(b"\xed") >= 0
+            or line.find(b"\r") >= 0
             or line.count(b'"id"') != 1 or line.count(b'"name"') != 1
             or line.count(b'"method"') != 1 or line.count(b'"params"') != 1
             or line.count(b'"jsonrpc"') != 1 or line.count(b'"task"') > 1):
@@ -173,6 +179,20 @@ def too_long(limit=MAX_MESSAGE):
 
 
 _decoder = json.JSONDecoder(parse_float=_float, parse_constant=_constant)
+_scan = json.scanner.make_scanner(_decoder)   # what _decoder.decode runs, without its wrapping
+board_json = json.JSONDecoder()               # json.loads' own, for a board's lines
+board_scan = json.scanner.make_scanner(board_json)
+
+
+def scanned(scan, text):
+    # One JSON object that is all of text, no whitespace around (a line, stripped) -> its
+    # value, by the decoder's own scanner: JSONDecoder.decode without its three Python calls.
+    # None when text is anything else (the caller decodes it the usual way for its error).
+    try:
+        value, end = scan(text, 0)
+    except StopIteration:   # no value there at all
+        return None
+    return value if end == len(text) and type(value) is dict else None
 
 
 def decode(data):
@@ -186,7 +206,9 @@ def decode(data):
                 utf8, data = data, data.decode("utf-8", "surrogatepass")
             else:
                 data = data.decode(json.detect_encoding(data), "surrogatepass")
-        msg = _decoder.decode(data)
+        msg = scanned(_scan, data) if data[:1] == "{" else None
+        if msg is None:
+            msg = _decoder.decode(data)
     except RecursionError:
         return None, error(None, INVALID_REQUEST, "Invalid Request: nested deeper than %d "
                            "levels" % MAX_DEPTH)

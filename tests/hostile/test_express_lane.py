@@ -1,0 +1,297 @@
+# The relay's express lane (tinymcp/host/bridge/express.py): a stdio host's tools/call of a
+# read-only tool on the one board, and the board's result back, each as it came but for its id.
+# Hostile ids, lines split or joined by the pipe, answers the host never asked for, a board
+# that dies mid-answer, a host that stops reading, a call that times out or is cancelled: each
+# is answered exactly once, with the host's own id, and the session goes on. Each test runs on
+# POSIX (where the lane is open) and under the Windows shim (where stdin is read by a thread
+# and the general way serves every call): the answers must be the same.
+import json
+import os
+import re
+import threading
+import time
+
+from tests.hostile.conftest import SLOW
+from tests.hostile.fakeboard import TOOLS
+from tests.windows_shim import as_on_windows  # noqa: F401  (POSIX, Windows)
+
+HOSTILE_IDS = ['a"b\\c', "\u00e9\U0001f600", "", "1", "id", '"id":1', "\\u0069d", "\n\t/",
+               0, -5, 7, 2 ** 70, -(2 ** 64) - 1, "x" * 300]
+# A board line whose result holds what a host must get byte for byte (numbers as the board
+# wrote them, escapes, non-ASCII text).
+RESULT = (b'{"content":[{"type":"text","text":"a\\"b \xc3\xa9\xf0\x9f\x98\x80"}],'
+          b'"structuredContent":{"v":1.50,"w":1E2}}')
+
+
+def call(rid, name="echo", arguments=b"{}"):
+    return (b'{"jsonrpc":"2.0","id":' + json.dumps(rid, ensure_ascii=False).encode()
+            + b',"method":"tools/call","params":{"name":"' + name.encode()
+            + b'","arguments":' + arguments + b'}}\n')
+
+
+def verbatim(board, msg):
+    # A FakeBoard's tools/call, answered with RESULT's bytes under the board's id.
+    if msg["method"] != "tools/call":
+        return False
+    board.write(b'{"jsonrpc":"2.0","id":%d,"result":' % msg["id"] + RESULT + b"}\n")
+    return True
+
+
+def lane_count(host):
+    # How many calls the ended bridge says took the express lane (None: no lane, Windows).
+    host.close()
+    found = re.search(r"(\d+) tools/call took the express lane", host.stderr())
+    return int(found.group(1)) if found else None
+
+
+def expect_lane(host, calls, as_on_windows):
+    assert lane_count(host) == (None if as_on_windows else calls), host.stderr()
+
+
+def bridge(fake_board, stdio_bridge, on_request=None, *args):
+    board = fake_board(on_request=on_request)
+    host = stdio_bridge(board.device, "--timeout", str(SLOW), "--log-level", "debug", *args)
+    host.initialize()
+    return board, host
+
+
+def test_hostile_ids_get_the_boards_bytes_with_their_own_id(fake_board, stdio_bridge,
+                                                           as_on_windows):
+    board, host = bridge(fake_board, stdio_bridge, verbatim)
+    host.write(b"".join(call(rid) for rid in HOSTILE_IDS))   # all in flight, one write
+    got = {}
+    for _ in HOSTILE_IDS:
+        line = host.line(timeout=20)
+        rid = json.loads(line)["id"]
+        key = json.dumps(rid)
+        assert key not in got, "two answers for %r" % (rid,)
+        got[key] = line
+    for rid in HOSTILE_IDS:
+        line = got[json.dumps(rid)]
+        # The board's bytes (1.50, 1E2, its escapes), under the host's id, with its own type.
+        assert line.endswith(b',"result":' + RESULT + b"}"), line
+        assert json.loads(line)["id"] == rid and type(json.loads(line)["id"]) is type(rid)
+    assert host.noise == []
+    # The ids "id" and "\\u0069d" make lines that could read otherwise (wire.routable): those
+    # two take the general way.
+    expect_lane(host, len(HOSTILE_IDS) - 2, as_on_windows)
+
+
+def test_lines_split_and_joined_by_the_pipe_are_each_answered_once(fake_board, stdio_bridge,
+                                                                  as_on_windows):
+    board, host = bridge(fake_board, stdio_bridge)
+    lines = b"".join(call(n, arguments=b'{"n":%d}' % n) for n in range(1, 41))
+    # Pieces of every size, cut anywhere: inside an id, inside a key, between \r and \n.
+    at = 0
+    for size in (1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233) * 20:
+        if at >= len(lines):
+            break
+        host.write(lines[at:at + size])
+        at += size
+        time.sleep(0.002)
+    host.write(lines[at:])
+    seen = {}
+    for _ in range(40):
+        msg = json.loads(host.line(timeout=20))
+        assert msg["id"] not in seen
+        seen[msg["id"]] = msg["result"]["structuredContent"]["n"]
+    assert seen == {n: n for n in range(1, 41)}
+    expect_lane(host, 40, as_on_windows)
+
+
+def test_a_last_call_without_its_newline_is_answered_before_the_bridge_ends(fake_board,
+                                                                           stdio_bridge,
+                                                                           as_on_windows):
+    board, host = bridge(fake_board, stdio_bridge, verbatim)
+    host.write(call(9)[:-1])
+    host.proc.stdin.close()
+    line = host.line(timeout=20)
+    assert line == b'{"jsonrpc":"2.0","id":9,"result":' + RESULT + b"}"
+    assert host.proc.wait(20) == 0
+    expect_lane(host, 1, as_on_windows)
+
+
+def test_answers_the_host_never_asked_for_reach_it_not(fake_board, stdio_bridge, as_on_windows):
+    def twice(board, msg):
+        # The answer, then the same answer again, then one for an id never sent, then an
+        # answer whose id is no id: only the first is the host's.
+        if msg["method"] != "tools/call":
+            return False
+        for rid in (msg["id"], msg["id"], msg["id"] + 1000, [msg["id"]], True):
+            board.write(b'{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}\n'
+                        % json.dumps(rid).encode())
+        return True
+    board, host = bridge(fake_board, stdio_bridge, twice)
+    for rid in ("a", 1, "b"):
+        host.write(call(rid))
+        assert json.loads(host.line(timeout=20)) == {"jsonrpc": "2.0", "id": rid,
+                                                     "result": {"content": []}}
+    assert host.request("ping", timeout=20)["result"] == {}
+    time.sleep(0.3)
+    host.write(call("c"))
+    assert json.loads(host.line(timeout=20))["id"] == "c"   # nothing extra came before it
+    expect_lane(host, 4, as_on_windows)
+
+
+def test_answers_the_lane_does_not_pass_as_they_came_are_answered_the_general_way(
+        fake_board, stdio_bridge, as_on_windows):
+    answers = {
+        "error": b'{"jsonrpc":"2.0","id":%d,"error":{"code":-32602,"message":"no"}}',
+        "order": b'{"id":%d,"jsonrpc":"2.0","result":{"content":[],"k":1}}',
+        "task": b'{"jsonrpc":"2.0","id":%d,"result":{"content":[],"task":1}}',
+        "escape": b'{"jsonrpc":"2.0","id":%d,"result":{"content":[],"\\u006b":1}}',
+        "malformed": b'{"jsonrpc":"2.0","id":%d,"result":[1]}',
+    }
+
+    def kinds(board, msg):
+        if msg["method"] != "tools/call":
+            return False
+        board.write(answers[msg["params"]["arguments"]["kind"]] % msg["id"] + b"\n")
+        return True
+    board, host = bridge(fake_board, stdio_bridge, kinds)
+    for n, kind in enumerate(sorted(answers)):
+        host.write(call(n, arguments=b'{"kind":"%s"}' % kind.encode()))
+        msg = json.loads(host.line(timeout=20))
+        assert msg["id"] == n, msg
+        if kind == "error":
+            assert msg["error"] == {"code": -32602, "message": "no"}
+        elif kind == "malformed":
+            assert msg["error"]["code"] == -32603 and "malformed" in msg["error"]["message"]
+        elif kind == "task":
+            assert msg["result"] == {"content": [], "task": 1}
+        else:
+            assert msg["result"] == {"content": [], "k": 1}, msg
+    expect_lane(host, len(answers), as_on_windows)
+
+
+def test_calls_the_lane_leaves_to_the_general_way_are_served_there(fake_board, stdio_bridge,
+                                                                   as_on_windows):
+    tools = TOOLS + [{"name": "switch", "inputSchema": {"type": "object"}}]   # not read-only
+
+    def serve(board, msg):
+        if msg["method"] == "tools/list":
+            board.answer(msg, {"tools": tools})
+            return True
+        if msg["method"] == "tools/call":
+            board.answer(msg, {"content": [], "structuredContent": msg["params"]})
+            return True
+        return False
+    board, host = bridge(fake_board, stdio_bridge, serve)
+    # Not read-only: the board is told whose call it is (an owner in _meta).
+    got = host.request("tools/call", {"name": "switch", "arguments": {}}, timeout=20)
+    assert "io.tinymcp/owner" in got["result"]["structuredContent"]["_meta"], got
+    # A progress token: the board sees the bridge's, not the host's.
+    got = host.request("tools/call", {"name": "echo", "arguments": {},
+                                      "_meta": {"progressToken": "mine"}}, timeout=20)
+    assert got["result"]["structuredContent"]["_meta"]["progressToken"] != "mine"
+    # A name that is no string, params with a key of their own: answered the general way
+    # (a name that is no string, with an error: it names no tool).
+    for params in ({"name": ["echo"], "arguments": {}}, {"name": {"echo": 1}},
+                   {"name": "echo", "arguments": {}, "x": 1}):
+        got = host.request("tools/call", params, timeout=20)
+        assert ("result" in got) == (type(params["name"]) is str), got
+    # A duplicate id while the first is in flight: refused, the first still answered.
+    slow = threading.Event()
+
+    def held(board, msg):
+        if msg["method"] == "tools/call" and msg["params"]["name"] == "echo":
+            board.later(lambda: (slow.wait(20), board.answer(msg, {"content": []})))
+            return True
+        return serve(board, msg)
+    board.on_request = held
+    host.write(call("dup") + call("dup"))
+    refused = json.loads(host.line(timeout=20))
+    assert refused["id"] == "dup" and refused["error"]["code"] == -32600
+    slow.set()
+    assert json.loads(host.line(timeout=20)) == {"jsonrpc": "2.0", "id": "dup",
+                                                 "result": {"content": []}}
+    # The lane's: params with a key of their own (the board reads them as they came), "dup".
+    expect_lane(host, 2, as_on_windows)
+
+
+def test_a_call_the_board_never_answers_times_out_on_time_beside_answered_ones(
+        fake_board, stdio_bridge, line_client, as_on_windows):
+    def silent_first(board, msg):
+        if msg["method"] == "tools/call" and msg["params"]["arguments"].get("silent"):
+            return True   # never answered
+        return False
+    board = fake_board(on_request=silent_first)
+    host = stdio_bridge(board.device, "--timeout", "1.5", "--log-level", "debug")
+    host.initialize()
+    start = time.monotonic()
+    host.write(call("lost", arguments=b'{"silent":true}'))
+    for n in range(20):   # answered ones after it, each on its own deadline
+        got = host.request("tools/call", {"name": "echo", "arguments": {"n": n}}, timeout=20)
+        assert got["result"]["structuredContent"] == {"n": n}
+    lost = host.wait("lost", timeout=20)
+    took = time.monotonic() - start
+    assert lost["error"]["code"] == -32001 and "within 1.5 s" in lost["error"]["message"]
+    assert 1.4 < took < 15, took
+    # The session goes on.
+    assert host.request("tools/call", {"name": "echo", "arguments": {}}, timeout=20)["result"]
+    expect_lane(host, 22, as_on_windows)
+
+
+def test_a_cancelled_call_goes_unanswered_and_the_board_is_told(fake_board, stdio_bridge,
+                                                               as_on_windows):
+    held = []
+
+    def hold(board, msg):
+        if msg["method"] == "tools/call":
+            held.append(msg)
+            return True
+        return False
+    board, host = bridge(fake_board, stdio_bridge, hold)
+    host.write(call("c1"))
+    board.wait_for(lambda: held)
+    host.notify("notifications/cancelled", {"requestId": "c1", "reason": "changed my mind"})
+    told = board.wait_for(lambda: board.received("notifications/cancelled"))
+    assert told[0]["params"]["requestId"] == held[0]["id"]
+    board.answer(held[0], {"content": []})   # too late: nobody waits for it
+    host.write(call("c1"))   # the id is free again
+    board.wait_for(lambda: len(held) == 2)
+    board.answer(held[1], {"content": [{"type": "text", "text": "second"}]})
+    assert json.loads(host.line(timeout=20))["result"]["content"][0]["text"] == "second"
+    expect_lane(host, 2, as_on_windows)
+
+
+def test_a_board_that_dies_mid_answer_costs_the_call_and_not_the_session(fake_board,
+                                                                         stdio_bridge,
+                                                                         as_on_windows):
+    def half(board, msg):
+        if msg["method"] == "tools/call":
+            board.write(b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"te'
+                        % msg["id"])
+            board.later(board.close)
+            return True
+        return False
+    board, host = bridge(fake_board, stdio_bridge, half)
+    host.write(call("x"))
+    msg = json.loads(host.line(timeout=20))
+    assert msg["id"] == "x" and msg["error"]["code"] == -32000, msg   # disconnected
+    assert host.request("ping", timeout=20)["result"] == {}
+    got = host.request("tools/call", {"name": "echo", "arguments": {}}, timeout=20)
+    assert got["error"]["code"] == -32000   # the port is gone: said at once
+    expect_lane(host, 1, as_on_windows)
+
+
+def test_a_host_that_stops_reading_gets_every_answer_once_it_reads_again(fake_board,
+                                                                        stdio_bridge,
+                                                                        as_on_windows):
+    board, host = bridge(fake_board, stdio_bridge, verbatim)
+    count = 3000   # about 750 KB of answers: far more than a pipe holds
+    lines = b"".join(call(n) for n in range(count))
+    fd = host.write_fd
+    writer = threading.Thread(target=lambda: os.write(fd, lines) and None, daemon=True)
+    os.set_blocking(fd, True)
+    writer.start()   # the host writes all, reading nothing meanwhile
+    time.sleep(2)
+    got = set()
+    while len(got) < count:
+        msg = json.loads(host.line(timeout=30))
+        assert msg["id"] not in got
+        got.add(msg["id"])
+    writer.join(10)
+    assert got == set(range(count))
+    assert host.request("ping", timeout=20)["result"] == {}
+    expect_lane(host, count, as_on_windows)

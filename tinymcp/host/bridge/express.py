@@ -1,0 +1,98 @@
+# The relay's express lane (issue 30): a stdio host's tools/call of a read-only tool on the one
+# board behind the bridge goes to the board as the host wrote it, the board's id in it
+# (wire.routable), and the board's result comes back as the board wrote it, the host's id in it
+# (wire.BoardAnswer): no task, no layer between the host session and the board session. Anything
+# else (notifications, other methods, progress, tasks, several boards, a tool that is not
+# read-only, an error, a picture) takes the general way: HostSession.receive, Router.start.
+import logging
+
+from tinymcp.host.bridge.events import TOOL as WAIT_TOOL
+from tinymcp.host.bridge.handshake import CALLS_AS_IS, HostCall
+from tinymcp.host.bridge.wire import BoardAnswer, HostParams, dump, routable
+
+log = logging.getLogger("tinymcp.bridge.express")
+
+SVG = b"image/svg+xml"   # an answer holding a picture is drawn first (pictures.py)
+
+
+class ExpressLane:
+    # One host session's lane to the router's lone board. put(bytes) hands the host one line
+    # (its newline included) in the order answers come.
+
+    def __init__(self, session, router, put):
+        self.session = session
+        self.router = router
+        self.put = put
+        self.taken = 0   # calls served here (logged at the end, for tests and the curious)
+
+    def take(self, msg, line):
+        # A host's message decoded from line -> True when it was served here, else False (and
+        # nothing was done with it).
+        try:
+            return self._take(msg, line)
+        except Exception:   # a bug costs this message, never the session (HostSession.receive)
+            log.exception("the express lane, on a message from %s", self.session.label)
+            return True
+
+    def _take(self, msg, line):
+        session = self.session
+        if (session.era != "handshake" or session.version < CALLS_AS_IS or type(msg) is not dict
+                or len(msg) != 4 or msg.get("method") != "tools/call"):
+            return False
+        rid = msg.get("id")
+        params = msg.get("params")
+        if (type(rid) not in (int, str) or type(params) is not dict or rid in session.tasks
+                or msg.get("jsonrpc") != "2.0" or "_meta" in params or "task" in params):
+            return False   # a bad or duplicate id, progress, a task: said the general way
+        router = self.router
+        if router.several or not router.boards:
+            return False
+        board = router.boards[0]
+        name = params.get("name")
+        catalog = board.catalog
+        board_session = board.session
+        # Read-only (no owner to add to its _meta), not a task tool (no longer deadline), on a
+        # board serving now (nothing held, nothing refused): what Router._begin adds nothing to.
+        if (type(name) is not str or name == WAIT_TOOL or catalog.read_only.get(name) is not True
+                or name in catalog.task_support or board_session.state != "ready"
+                or board_session.suspect is not None
+                or router.routes.refusal(board, "tools", name) is not None):
+            return False   # hidden or withheld by the pins too: the general way says why
+        routed = routable(msg, line)
+        if type(routed) is not HostParams:
+            return False
+        call = HostCall(session, rid)
+        p = board_session.begin("tools/call", routed, owner=call, retry=True)
+        future = p.future
+        tasks = session.tasks
+
+        def ended(future):
+            # Cancelled by the host, or as the session ends (an answer takes this off first).
+            if tasks.get(rid) is future:
+                del tasks[rid]
+            board_session.abandon(p, "cancelled by the client")
+            session.unanswered(rid)
+
+        def answered(reply):
+            # p.then: the board's answer (or its deadline), before p.future is done.
+            if tasks.get(rid) is future:
+                del tasks[rid]
+            future.remove_done_callback(ended)
+            rest = reply.rest if type(reply) is BoardAnswer else None
+            if (rest is None or "result" not in reply or rest.find(b'"task"') >= 0
+                    or rest.find(SVG) >= 0   # find, not `in`: wire.py says why
+                    or session.closed):
+                router.answer_routed(board, "tools/call", routed, call, None, reply,
+                                     lambda out: session.served(rid, out))
+                return
+            self.put(b'{"jsonrpc":"2.0","id":' + (b"%d" % rid if type(rid) is int else
+                                                   dump(rid).encode()) + rest + b"\n")
+
+        self.taken += 1
+        tasks[rid] = future
+        if future.done():   # refused as it was encoded (too long for the board, not Unicode)
+            answered(future.result())
+            return True
+        p.then = answered
+        future.add_done_callback(ended)
+        return True
