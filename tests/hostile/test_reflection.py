@@ -98,3 +98,13 @@ def test_the_bridge_on_http_quotes_back_no_hostile_text(http_bridge):
         page = httpx.get(url.rsplit("/", 1)[0] + path, timeout=30)
         assert "<script>" not in page.text and "DROP TABLE" not in page.text, (path, page.text)
     assert host.request("ping")["result"] == {}
+
+
+@pytest.mark.parametrize("name", [["read_temperature"], {"a": 1}, 7, None])
+def test_a_tool_name_that_is_no_string_is_invalid_params_through_the_bridge(line_client, name):
+    # (it was -32603 "unhashable type: 'list'": the bridge looked the name up as it came)
+    host = line_client("--sim", "sim")
+    host.initialize()
+    answer = host.request("tools/call", {"name": name, "arguments": {}})
+    assert answer["error"]["code"] == -32602, answer
+    assert not host.call("read_temperature")["result"].get("isError")

@@ -394,12 +394,15 @@ class Router:
         # -> (the board's Pending, or the error that refused it at once; the bridge's progress
         # token for it, or None).
         forward, token = self._map_progress(params, board, call)
+        name = params.get("name")
+        if type(name) is not str:   # a list is no key: the board says "name" must be a string
+            name = None
         retry = method in RETRIED or (method == "tools/call" and
-                                        board.catalog.read_only.get(params.get("name")) is True)
+                                        board.catalog.read_only.get(name) is True)
         if method == "tools/call" and not retry:   # a tool that may switch an output
             forward = self._owned(forward, call)
         long = (method == "tools/call" and "task" not in params
-                and params.get("name") in board.catalog.task_support)
+                and name in board.catalog.task_support)
         return board.session.begin(method, forward, owner=call, retry=retry,
                                    timeout=LONG_CALL if long else None), token
 

@@ -387,7 +387,7 @@ class Routes:
         # None when the name is not one (LABEL_TOOL still reaches a board's tool).
         name = params.get("name")
         entries = self.surface()
-        entry = entries.get(name)
+        entry = entries.get(name) if type(name) is str else None   # a list is no key: -32602 below
         label = split_name(name)[0] if type(name) is str else None
         if entry is not None and label in self.labels_seen and set(entry.targets) != {label}:
             entry = None   # LABEL_TOOL is the board LABEL's tool, whatever another board lists
