@@ -363,6 +363,10 @@ def main():
         raise SystemExit("mqtt_bench: --boards 3 at least")
     started = time.monotonic()
     broker = Broker()
+    # Every bridge of the run pins its boards in a file of the run's own, as a user's holds
+    # their boards: the user's file, which every bench run would grow by its boards (a new
+    # broker port each run), is neither read nor written.
+    os.environ["TINYMCP_PINS"] = os.path.join(broker.dir, "pins.json")
     boards = []
     try:
         for i in range(args.boards):   # the last two have keep-alive 2 s, the others the default

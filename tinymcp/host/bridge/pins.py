@@ -11,6 +11,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 
 from tinymcp.host.bridge.routes import KINDS
 
@@ -86,12 +87,19 @@ def difference(kind, before, now):
 class PinBook:
     # The pins file: {"format": 1, "boards": {key: {"label", "origin", "accepted", kind: [entry],
     # "instructions": text or null}}}. A key is a board's label and its origin (its sim path,
-    # its port or URL, its broker and server-id). Written whole, atomically, at each change.
+    # its port or URL, its broker and server-id). Written whole, atomically, soon after each
+    # change (changed(): off the loop, what changes meanwhile in the same write), and at the end
+    # (flush()).
 
     def __init__(self, path, trust_changes=False):
         self.path = path
         self.trust_changes = trust_changes   # changes are served this run (and not written)
         self.boards = self._load()
+        self._dirty = set()      # keys whose pins changed and are not yet written
+        self._writer = None      # the task writing them, while it runs
+        self._lock = threading.Lock()   # one write at a time (the writer's thread, --trust, exit)
+        self._disk = None        # (the file's identity, its boards) as this bridge last read or
+                                 # wrote it: read again only when another bridge replaced it
 
     def _load(self):
         try:
@@ -111,32 +119,100 @@ class PinBook:
                             "accept the boards again" % self.path)
         return boards
 
+    def changed(self, key):
+        # A board's pins changed: written soon, off the loop, together with whatever else
+        # changes meanwhile. Written at each change on the loop, a board's first sight (five
+        # kinds, one after another) was five reads and writes of the whole file, and a fleet
+        # found at once (twenty boards, a file that grew with every board ever seen) held the
+        # loop for minutes while the boards' answers waited.
+        self._dirty.add(key)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:   # no loop (a caller of its own): now
+            self.flush()
+            return
+        if self._writer is None:
+            self._writer = loop.create_task(self._write())
+
+    async def _write(self):
+        loop = asyncio.get_running_loop()
+        try:
+            while self._dirty:
+                keys, self._dirty = self._dirty, set()
+                try:
+                    await loop.run_in_executor(None, self.save, keys)
+                except (OSError, PinsError) as e:
+                    log.warning("could not write the pins file %s: %s", self.path, e)
+                except asyncio.CancelledError:   # the bridge is ending: flush() writes them
+                    self._dirty |= keys
+                    raise
+        finally:
+            self._writer = None
+
+    def flush(self):
+        # What is not yet written, now (the bridge ends, or there is no loop).
+        keys, self._dirty = self._dirty, set()
+        if keys:
+            try:
+                self.save(keys)
+            except (OSError, PinsError) as e:
+                log.warning("could not write the pins file %s: %s", self.path, e)
+
     def save(self, keys):
         # The pins of these boards into the file, atomically (a reader sees the old file or the
-        # new one, never half), over what the file holds now: another bridge may share it.
-        boards = self._load()   # PinsError: a file damaged meanwhile is left as it is
-        for key in keys:
-            boards[key] = self.boards[key]
-        folder = os.path.dirname(os.path.abspath(self.path))
-        os.makedirs(folder, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=".pins-", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({"format": FORMAT, "boards": boards}, f, indent=1, sort_keys=True,
-                          ensure_ascii=False)
-                f.write("\n")
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(temp, self.path)
-        except BaseException:
+        # new one, never half), over what the file holds now: another bridge may share it. Any
+        # thread: each board's record is taken as it is when the write begins.
+        with self._lock:
+            boards = self._on_disk()   # PinsError: a file damaged meanwhile is left as it is
+            for key in keys:
+                if key in self.boards:
+                    boards[key] = dict(self.boards[key])
+            folder = os.path.dirname(os.path.abspath(self.path))
+            os.makedirs(folder, exist_ok=True)
+            fd, temp = tempfile.mkstemp(prefix=".pins-", suffix=".tmp", dir=folder)
             try:
-                os.unlink(temp)
-            except OSError:
-                pass
-            raise
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    f.write(_text(boards))
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(temp, self.path)
+            except BaseException:
+                try:
+                    os.unlink(temp)
+                except OSError:
+                    pass
+                self._disk = None
+                raise
+            self._disk = (_identity(self.path), boards)
+
+    def _on_disk(self):
+        # -> the boards the file holds now (this bridge's last read or write of it, when no one
+        # has replaced it since).
+        known = self._disk
+        if known is not None and known[0] == _identity(self.path):
+            return known[1]
+        return self._load()
 
     def board(self, label, origin):
         return BoardPins(self, label, origin)
+
+
+def _identity(path):
+    # Which file is at path now (os.replace makes a new one at each write), or None.
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _text(boards):
+    # The file's text: one board a line, each by the C encoder (json.dump's indented output is
+    # the pure-Python one, ten times slower on a file of many boards).
+    lines = ",\n".join("%s: %s" % (json.dumps(key, ensure_ascii=False),
+                                    json.dumps(boards[key], sort_keys=True, ensure_ascii=False))
+                        for key in sorted(boards))
+    return '{"boards": {\n%s\n}, "format": %d}\n' % (lines, FORMAT)
 
 
 def origin_of(where):
@@ -167,10 +243,7 @@ class BoardPins:
             "accepted": datetime.datetime.now(datetime.timezone.utc).isoformat(
                 timespec="seconds")})
         record[kind] = value
-        try:
-            self.pins.save([self.key])
-        except (OSError, PinsError) as e:
-            log.warning("could not write the pins file %s: %s", self.pins.path, e)
+        self.pins.changed(self.key)
 
     def review(self, kind, items):
         # The board's whole list of one kind -> the items hosts may see: each as pinned; the
