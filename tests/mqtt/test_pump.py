@@ -139,3 +139,85 @@ def test_a_call_through_the_pump_is_answered(broker):
     finally:
         client.stop()
         board.stop()
+
+
+async def on_the_broker(url, deadline=30):
+    # A bridge's Broker on this loop, connected -> (it, its task).
+    b = bridge_mqtt.Broker(url, ["nothing/here"], Found(), insecure=True)
+    task = asyncio.get_running_loop().create_task(b.run())
+    end = time.monotonic() + deadline   # for a hang, never a measure
+    while not b.connected:
+        assert time.monotonic() < end, "the bridge did not reach the broker"
+        await asyncio.sleep(0.05)
+    assert b._pump is not None
+    return b, task
+
+
+def test_what_one_turn_publishes_leaves_in_one_send_and_all_of_it_arrives(broker):
+    # On the loop, paho writes nothing itself: what the bridge publishes in one turn of the
+    # loop (calls to several boards from hosts) is written at the end of the turn in one send.
+    # It was a send per message: a system call and a wake of the broker each.
+    from tests.mqtt.test_trust import Rogue
+    watcher = Rogue(broker.port, "joined-watcher")
+    watcher.subscribe("joined/#")
+    sends = []
+
+    async def main():
+        b, task = await on_the_broker(broker.url)
+        try:
+            real = b.client._sock_send
+
+            def counted(data):
+                sends.append(bytes(data))
+                return real(data)
+            b.client._sock_send = counted
+            for i in range(10):
+                assert b.publish("joined/%d" % i, b"message %d" % i)
+            assert sends == []   # none written yet: at the end of this turn
+            for _ in range(5):
+                await asyncio.sleep(0)
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+    try:
+        asyncio.run(main())
+        assert len(sends) >= 1 and sum(b"joined/" in s for s in sends) == 1, sends
+        end = time.monotonic() + 10
+        while len(watcher.seen(lambda m: m[0].startswith("joined/"))) < 10:
+            assert time.monotonic() < end, watcher.messages
+            time.sleep(0.05)
+        got = watcher.seen(lambda m: m[0].startswith("joined/"))
+        assert [m[1] for m in got] == [b"message %d" % i for i in range(10)]
+    finally:
+        watcher.close()
+
+
+def test_messages_read_together_are_each_handled_with_nothing_coming_after(broker):
+    # The bridge reads the socket ahead and paho takes one message a call: every message read
+    # must be handled then, not left until the socket says something more (nothing does here:
+    # the deadline is far below the keep-alive).
+    from tests.mqtt.test_trust import Rogue
+    sender = Rogue(broker.port, "burst-sender")
+    got = []
+
+    async def main():
+        b, task = await on_the_broker(broker.url)
+        try:
+            b.client.on_publication = lambda topic, users, payload: got.append(payload)
+            b.client.subscribe("burst/#")
+            await asyncio.sleep(0.5)   # the SUBACK (a wait, not a measure)
+            await asyncio.to_thread(lambda: [sender.publish("burst/x", b"%d" % i, qos=0,
+                                                            wait=False) for i in range(200)])
+            end = time.monotonic() + 10
+            while len(got) < 200:
+                assert time.monotonic() < end, len(got)
+                await asyncio.sleep(0.05)
+            assert not b.client.buffered()
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+    try:
+        asyncio.run(main())
+        assert got == [b"%d" % i for i in range(200)]
+    finally:
+        sender.close()

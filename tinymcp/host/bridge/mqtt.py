@@ -384,6 +384,8 @@ class Broker:
         if client.is_connected():   # as the specification says a client leaves
             client.publish(self.presence_topic, DISCONNECTED, properties=self.props)
         client.disconnect()
+        if self._pump is not None:   # no later turn writes them: the loop is ending
+            self._pump.flush()
         if self._pump is None:
             await asyncio.get_running_loop().run_in_executor(None, client.loop_stop)
 
@@ -747,9 +749,9 @@ class Broker:
         # Any thread -> True when paho took the message for the broker.
         if not self.connected:
             return False
+        # On the loop (mqttpump.Pump): written at the end of this turn, with what else is
+        # published in it; paho's thread: written at once by paho.
         info = self.client.publish(topic, payload, qos=0, properties=self.props)
-        if self._pump is not None:   # written at once unless the socket is full: then later
-            self._pump.flush()
         return info.rc == self.mqtt.MQTT_ERR_SUCCESS
 
 

@@ -73,11 +73,24 @@ def read_publish(data):
     return topic, users, bytes(data[end:])
 
 
+READ_AHEAD = 65536   # bytes asked of the socket at once when the loop drives paho
+
+
 def fast_client(mqtt):
     # -> paho's Client with its QoS 0 PUBLISH read by read_publish: given to its .on_publication
     # (topic, users, payload) when that is set, in the same place paho calls on_message.
+    # .pumped (set by mqttpump.Pump, on the loop only: paho's own thread takes paho's ways):
+    # the socket read READ_AHEAD at a time (paho asks it for a byte, a byte, then the rest of
+    # each packet: three system calls and a turn of the loop per message; buffered() says what
+    # is read and not yet taken), and the packets queued in one turn written in one send.
+    publish_command = mqtt.PUBLISH
+    disconnect_command = mqtt.DISCONNECT
+
     class ShortReadClient(mqtt.Client):
         on_publication = None
+        pumped = False
+        _ahead = b""
+        _taken = 0
 
         def _handle_publish(self):
             packet = self._in_packet
@@ -89,6 +102,62 @@ def fast_client(mqtt):
                         hook(*read)
                     return mqtt.MQTT_ERR_SUCCESS
             return mqtt.Client._handle_publish(self)
+
+        def buffered(self):
+            return self._taken < len(self._ahead)
+
+        def _sock_recv(self, bufsize):
+            if not self.pumped:
+                return mqtt.Client._sock_recv(self, bufsize)
+            ahead, start = self._ahead, self._taken
+            if start >= len(ahead):
+                ahead = mqtt.Client._sock_recv(self, READ_AHEAD)   # raises as paho's does
+                if not ahead:
+                    return ahead   # the broker closed the connection
+                self._ahead, start = ahead, 0
+            self._taken = end = min(start + bufsize, len(ahead))
+            return ahead[start:end]
+
+        def _sock_close(self):
+            self._ahead, self._taken = b"", 0   # nothing of a lost connection is read after it
+            mqtt.Client._sock_close(self)
+
+        def _packet_write(self):
+            # Every packet queued in one send, when nothing waits to hear of a write (paho's
+            # on_publish) and no DISCONNECT is among them: anything else the way paho writes.
+            out = self._out_packet
+            if (not self.pumped or len(out) < 2 or self.on_publish is not None
+                    or any(p["command"] & 0xF0 == disconnect_command for p in out)):
+                return mqtt.Client._packet_write(self)
+            packets = list(out)
+            out.clear()
+            data = b"".join(p["packet"][p["pos"]:] for p in packets)
+            try:
+                sent = self._sock_send(data)
+            except BlockingIOError:
+                out.extendleft(reversed(packets))
+                return mqtt.MQTT_ERR_AGAIN
+            except (AttributeError, ValueError):
+                out.extendleft(reversed(packets))
+                return mqtt.MQTT_ERR_SUCCESS
+            except OSError:
+                out.extendleft(reversed(packets))
+                return mqtt.MQTT_ERR_CONN_LOST
+            for i, p in enumerate(packets):
+                if sent < p["to_process"]:   # the socket took part: the rest when it can
+                    p["pos"] += sent
+                    p["to_process"] -= sent
+                    out.extendleft(reversed(packets[i:]))
+                    break
+                sent -= p["to_process"]
+                p["pos"] += p["to_process"]
+                p["to_process"] = 0
+                if (p["command"] & 0xF0 == publish_command and p["qos"] == 0
+                        and p["info"] is not None):
+                    p["info"]._set_as_published()
+            with self._msgtime_mutex:
+                self._last_msg_out = mqtt.time_func()
+            return mqtt.MQTT_ERR_SUCCESS
     return ShortReadClient
 
 
