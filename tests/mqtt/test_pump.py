@@ -136,6 +136,7 @@ def test_a_call_through_the_pump_is_answered(broker):
         ids = [client.start("tools/call", {"name": name, "arguments": {}}) for _ in range(8)]
         for rid in ids:
             assert "result" in client.wait(rid)
+        assert "Traceback" not in client.stderr(), client.stderr()[-3000:]
     finally:
         client.stop()
         board.stop()
@@ -221,3 +222,32 @@ def test_messages_read_together_are_each_handled_with_nothing_coming_after(broke
         assert got == [b"%d" % i for i in range(200)]
     finally:
         sender.close()
+
+
+@pytest.mark.parametrize("topic,payload", [
+    ("$mcp-rpc/tinymcp-bridge-x/b01/tinymcp/sim", b'{"jsonrpc":"2.0","id":1}'),
+    ("$mcp-server/b\u00e9/tinymcp/sim", b"x" * 300),   # a two-byte remaining length, UTF-8
+    ("t", b""),
+])
+def test_a_publish_made_on_the_loop_is_the_packet_paho_makes(topic, payload):
+    users = [("MCP-COMPONENT-TYPE", "mcp-client"), ("MCP-MQTT-CLIENT-ID", "tinymcp-bridge-x")]
+    props = packed(Properties, PacketTypes.PUBLISH, users)
+    made = []
+    for pumped in (False, True):
+        c = bridge_mqtt.fast_client(mqtt)(mqtt.CallbackAPIVersion.VERSION2, client_id="x",
+                                          protocol=mqtt.MQTTv5)
+        c._sock = socket.socket()   # never written: queued for a register_write
+        c.on_socket_register_write = lambda *a: None
+        try:
+            c.pumped = pumped
+            if pumped:
+                assert c.publish_now(topic, payload, bytes(props.pack()))
+                # a topic paho refuses is left to paho's publish, which says so
+                assert not c.publish_now("a/+/b", b"", bytes(props.pack()))
+            else:
+                assert c.publish(topic, payload, qos=0, properties=props).rc == 0
+            made.append(bytes(c._out_packet[-1]["packet"]))
+        finally:
+            c._sock.close()
+            c._sock = None
+    assert made[0] == made[1]

@@ -76,6 +76,18 @@ def read_publish(data):
 READ_AHEAD = 65536   # bytes asked of the socket at once when the loop drives paho
 
 
+class _Unheard:
+    # What paho tells of a QoS 0 PUBLISH once written (its message info), for publish_now's:
+    # nobody waits on them (paho's info holds a threading.Condition each).
+    __slots__ = ()
+
+    def _set_as_published(self):
+        pass
+
+
+UNHEARD = _Unheard()
+
+
 def fast_client(mqtt):
     # -> paho's Client with its QoS 0 PUBLISH read by read_publish: given to its .on_publication
     # (topic, users, payload) when that is set, in the same place paho calls on_message.
@@ -103,6 +115,28 @@ def fast_client(mqtt):
                     return mqtt.MQTT_ERR_SUCCESS
             return mqtt.Client._handle_publish(self)
 
+        def publish_now(self, topic, payload, props):
+            # A QoS 0 PUBLISH (props: its properties as packed, their length first) queued for
+            # the end of the turn, made here as paho makes it (its publish() also makes a
+            # message id and a message info for each, which nothing reads at QoS 0) -> False
+            # when it is not connected, or for paho's publish to judge (a topic paho refuses).
+            if not self.pumped or self._sock is None:
+                return False
+            name = topic.encode("utf-8")
+            if not name or len(name) > 65535 or b"+" in name or b"#" in name or b"\0" in name:
+                return False
+            packet = bytearray(b"\x30")
+            self._pack_remaining_length(packet, 2 + len(name) + len(props) + len(payload))
+            packet += len(name).to_bytes(2, "big")
+            packet += name
+            packet += props
+            packet += payload
+            self._out_packet.append({"command": publish_command, "mid": 0, "qos": 0, "pos": 0,
+                                     "to_process": len(packet), "packet": packet,
+                                     "info": UNHEARD})
+            self._call_socket_register_write()
+            return True
+
         def buffered(self):
             return self._taken < len(self._ahead)
 
@@ -126,7 +160,7 @@ def fast_client(mqtt):
             # Every packet queued in one send, when nothing waits to hear of a write (paho's
             # on_publish) and no DISCONNECT is among them: anything else the way paho writes.
             out = self._out_packet
-            if (not self.pumped or len(out) < 2 or self.on_publish is not None
+            if (not self.pumped or not out or self.on_publish is not None
                     or any(p["command"] & 0xF0 == disconnect_command for p in out)):
                 return mqtt.Client._packet_write(self)
             packets = list(out)
