@@ -103,6 +103,7 @@ def fast_client(mqtt):
         pumped = False
         _ahead = b""
         _taken = 0
+        _ended = False   # the broker closed the connection after what is read ahead
 
         def _handle_publish(self):
             packet = self._in_packet
@@ -140,11 +141,49 @@ def fast_client(mqtt):
         def buffered(self):
             return self._taken < len(self._ahead)
 
+        def prefetch(self):
+            # The socket read ahead now, if all read before is taken (an error or nothing to
+            # read: paho's own read meets it next and says what it is; the end: kept for it).
+            if self._taken < len(self._ahead) or self._ended:
+                return
+            try:
+                ahead = mqtt.Client._sock_recv(self, READ_AHEAD)
+            except Exception:
+                return
+            if ahead:
+                self._ahead, self._taken = ahead, 0
+            else:
+                self._ended = True
+
+        def take_publish(self):
+            # The message next in what is read ahead, when it is a whole QoS 0 PUBLISH that
+            # read_publish reads and paho is between packets: handled here as paho's reader
+            # would (which takes it a piece a call, into a dict) -> False: paho's to read.
+            hook = self.on_publication
+            ahead, i = self._ahead, self._taken
+            if (hook is None or i >= len(ahead) or ahead[i] & 0xF6 != 0x30
+                    or self._in_packet["command"]):
+                return False
+            length, start = _varint(ahead, i + 1)
+            if length is None or start + length > len(ahead):
+                return False
+            read = read_publish(ahead[start:start + length])
+            if read is None:
+                return False
+            self._taken = start + length
+            with self._msgtime_mutex:
+                self._last_bytes_received = mqtt.time_func()
+            with self._in_callback_mutex:   # as paho calls on_message
+                hook(*read)
+            return True
+
         def _sock_recv(self, bufsize):
             if not self.pumped:
                 return mqtt.Client._sock_recv(self, bufsize)
             ahead, start = self._ahead, self._taken
             if start >= len(ahead):
+                if self._ended:
+                    return b""
                 ahead = mqtt.Client._sock_recv(self, READ_AHEAD)   # raises as paho's does
                 if not ahead:
                     return ahead   # the broker closed the connection
@@ -154,6 +193,7 @@ def fast_client(mqtt):
 
         def _sock_close(self):
             self._ahead, self._taken = b"", 0   # nothing of a lost connection is read after it
+            self._ended = False
             mqtt.Client._sock_close(self)
 
         def _packet_write(self):

@@ -99,14 +99,18 @@ class Pump:
         return True
 
     def _read(self):
+        # Every message already read (paho takes one a call; a call's answer the client takes
+        # itself), and with TLS the bytes already decrypted, which wait in the SSL object while
+        # the socket says nothing of them.
         client = self.client
-        client.loop_read()
-        # Every message already read (paho takes one a call), and with TLS the bytes already
-        # decrypted, which wait in the SSL object while the socket says nothing of them.
         pending = getattr(self._sock, "pending", None)
-        while self._fd is not None and (client.buffered() or
+        client.prefetch()
+        while True:
+            if not client.take_publish():
+                client.loop_read()
+            if self._fd is None or not (client.buffered() or
                                         (pending is not None and pending())):
-            client.loop_read()
+                break
         self.flush()
 
     def _soon(self, client, userdata, sock):
