@@ -251,3 +251,45 @@ def test_a_publish_made_on_the_loop_is_the_packet_paho_makes(topic, payload):
             c._sock.close()
             c._sock = None
     assert made[0] == made[1]
+
+
+def test_messages_read_ahead_are_taken_whole_or_left_to_paho_when_cut():
+    # Three PUBLISH packets, the third cut in two reads: the whole ones are taken from the
+    # buffer, the cut one read by paho across the two reads; all in order, none twice.
+    users = [("MCP-MQTT-CLIENT-ID", "b1")]
+    packets = [bytes([0x30]) + _remaining(body) + body for body in (
+        publish_body("t/%d" % i, props_with(UserProperty=users), b"payload %d" % i * (i + 1))
+        for i in range(3))]
+    data = b"".join(packets)
+    cut = len(data) - 5
+    got = []
+    a, b = socket.socketpair()
+    c = bridge_mqtt.fast_client(mqtt)(mqtt.CallbackAPIVersion.VERSION2, client_id="x",
+                                      protocol=mqtt.MQTTv5)
+    try:
+        a.setblocking(False)
+        c._sock, c.pumped = a, True
+        c.on_publication = lambda topic, users, payload: got.append((topic, payload))
+        b.sendall(data[:cut])
+        c.prefetch()
+        assert c.take_publish() and c.take_publish()   # the two whole ones
+        assert not c.take_publish()                     # the cut one: paho's
+        c.loop_read()
+        assert not c.buffered() and len(got) == 2
+        b.sendall(data[cut:])
+        c.loop_read()
+        assert got == [("t/%d" % i, b"payload %d" % i * (i + 1)) for i in range(3)]
+    finally:
+        c._sock = None
+        a.close()
+        b.close()
+
+
+def _remaining(body):
+    # MQTT's variable byte integer of len(body).
+    n, out = len(body), bytearray()
+    while True:
+        n, byte = n >> 7, n & 0x7F
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
