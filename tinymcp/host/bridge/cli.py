@@ -136,6 +136,7 @@ def main(argv=None):
         for _spec, _device, _port, sim in opened:
             if sim is not None:
                 sim.close()
+        pins.flush()   # pins the loop had not written yet
     return status
 
 

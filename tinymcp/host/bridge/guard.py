@@ -1,6 +1,7 @@
 # The HTTP front's limits, around the SDK transport: who may ask (Host, Origin, then a token or an
 # OAuth access token: tinymcp/host/bridge/auth.py), how much and how slowly (header and body size
 # and time, strict JSON), and how many connections, for how long.
+import functools
 import ipaddress
 import json
 import logging
@@ -50,6 +51,7 @@ def reject(status, message, code=-32600, headers=None, rid=None, data=None):
                     headers=headers)
 
 
+@functools.lru_cache(maxsize=256)   # every request's Host header: parsed once per spelling
 def _address(name):
     # A host name as it compares: an IP address in its one canonical spelling, a name lowercased.
     name = name.strip("[]").lower()

@@ -317,6 +317,7 @@ class Broker:
         self._dropped = collections.Counter()
         users = [(COMPONENT, "mcp-client"), (SENDER, self.client_id)]
         self.props = packed(Properties, PacketTypes.PUBLISH, users)
+        self.packed_props = bytes(self.props.pack())   # the same bytes (publish_now)
         self.connect_props = Properties(PacketTypes.CONNECT)
         self.connect_props.SessionExpiryInterval = 0
         self.connect_props.MaximumPacketSize = MAX_LINE   # larger ones the broker never sends
@@ -383,7 +384,10 @@ class Broker:
         client = self.client
         if client.is_connected():   # as the specification says a client leaves
             client.publish(self.presence_topic, DISCONNECTED, properties=self.props)
+        self.connected = False   # leaving, not lost: nothing to log when paho says it is gone
         client.disconnect()
+        if self._pump is not None:   # no later turn writes them: the loop is ending
+            self._pump.flush()
         if self._pump is None:
             await asyncio.get_running_loop().run_in_executor(None, client.loop_stop)
 
@@ -747,9 +751,11 @@ class Broker:
         # Any thread -> True when paho took the message for the broker.
         if not self.connected:
             return False
+        # On the loop (mqttpump.Pump): written at the end of this turn, with what else is
+        # published in it; paho's thread: written at once by paho.
+        if self._pump is not None and self.client.publish_now(topic, payload, self.packed_props):
+            return True
         info = self.client.publish(topic, payload, qos=0, properties=self.props)
-        if self._pump is not None:   # written at once unless the socket is full: then later
-            self._pump.flush()
         return info.rc == self.mqtt.MQTT_ERR_SUCCESS
 
 

@@ -1,6 +1,9 @@
 # paho-mqtt's client driven by the bridge's own asyncio loop, as paho allows (loop_read,
-# loop_write, loop_misc) and aiomqtt does: its socket read when the loop sees it readable,
-# a publish written at once by the caller, keep-alive looked after once a second. No thread of
+# loop_write, loop_misc) and aiomqtt does: its socket read when the loop sees it readable, every
+# message read then handled then (mqttpackets.fast_client reads ahead), what is published in one
+# turn of the loop written at its end in one send (paho's on_socket_register_write: paho writes
+# nothing itself, not even from inside its callbacks, where it would only queue), keep-alive
+# looked after once a second. No thread of
 # its own: a message in and its answer out cost no hand-over between threads (a wake through a
 # socket pair each way and the GIL passed back and forth), which made paho's thread cost the
 # bridge three times the CPU of a serial board per call. Only connecting (DNS, TCP, the TLS
@@ -54,8 +57,11 @@ class Pump:
         self._misc = None
         self._lost = None        # resolved when the socket is closed (lost, or let go)
         self._welcomed = False
+        self._flushing = False   # a flush is due at the end of this turn
+        client.pumped = True     # mqttpackets.fast_client: read ahead, write joined
         client.on_socket_open = no_delay
         client.on_socket_close = self._closed
+        client.on_socket_register_write = self._soon
 
     async def run(self):
         pause = self.retry[0]
@@ -93,13 +99,36 @@ class Pump:
         return True
 
     def _read(self):
+        # Every message already read (paho takes one a call; a call's answer the client takes
+        # itself), and with TLS the bytes already decrypted, which wait in the SSL object while
+        # the socket says nothing of them.
         client = self.client
-        client.loop_read()
-        # TLS: bytes already decrypted wait in the SSL object, and the socket says nothing of
-        # them; read them now.
         pending = getattr(self._sock, "pending", None)
-        while pending is not None and self._fd is not None and pending():
-            client.loop_read()
+        client.prefetch()
+        while True:
+            if not client.take_publish():
+                client.loop_read()
+            if self._fd is None or not (client.buffered() or
+                                        (pending is not None and pending())):
+                break
+        self.flush()
+
+    def _soon(self, client, userdata, sock):
+        # paho's on_socket_register_write: a packet is queued (the first since the last write):
+        # written at the end of this turn, with whatever else is queued by then.
+        if self._flushing:
+            return
+        self._flushing = True
+        if threading.get_ident() == self.thread:
+            self.loop.call_soon(self._turn_end)
+            return
+        try:   # the connecting thread's CONNECT: _watch writes it
+            self.loop.call_soon_threadsafe(self._turn_end)
+        except RuntimeError:   # the loop has closed: the bridge is ending
+            pass
+
+    def _turn_end(self):
+        self._flushing = False
         self.flush()
 
     def flush(self):

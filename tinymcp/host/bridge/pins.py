@@ -11,6 +11,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 
 from tinymcp.host.bridge.routes import KINDS
 
@@ -161,7 +162,9 @@ def _record_text(record):
 class PinBook:
     # The pins file: {"format": 1, "boards": {key: {"label", "origin", "accepted", kind: [entry],
     # "instructions": text or null}}}. A key is a board's label and its origin (its sim path,
-    # its port or URL, its broker and server-id). Written whole, atomically, at each change.
+    # its port or URL, its broker and server-id). Written whole, atomically, soon after each
+    # change (changed(): by a thread, with what changes meanwhile in the same write), and what is
+    # left at the end (flush()).
     # Held: only the records of the boards this bridge serves, each read from the file when its
     # board first shows up. The file holds every board ever pinned on the machine (boards on
     # brokers at other ports, in other checkouts), which a bridge has no use for: decoded whole
@@ -172,6 +175,50 @@ class PinBook:
         self.trust_changes = trust_changes   # changes are served this run (and not written)
         self.boards = {}   # key -> record (None: never pinned), of the boards asked about
         self._load(())     # a damaged file stops the bridge now, not at its first board
+        self._dirty = set()      # keys whose pins changed and are not yet written
+        self._writer = None      # the task writing them, while it runs
+        self._lock = threading.Lock()   # one write at a time (the writer's thread, the end)
+
+    def changed(self, key):
+        # A board's pins changed: written soon, off the loop, together with whatever else
+        # changes meanwhile. Written at each change on the loop, a board's first sight (five
+        # kinds, one after another) was five reads and writes of the whole file, and a fleet
+        # found at once (twenty boards, a file of every board ever seen) held the loop for
+        # minutes while the boards' answers waited.
+        self._dirty.add(key)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:   # no loop (a caller of its own): now
+            self.flush()
+            return
+        if self._writer is None:
+            self._writer = loop.create_task(self._write())
+
+    async def _write(self):
+        loop = asyncio.get_running_loop()
+        try:
+            while self._dirty:
+                keys, self._dirty = self._dirty, set()
+                # the records as they are now: the loop goes on changing them meanwhile
+                records = {key: dict(self.boards[key]) for key in keys if self.boards.get(key)}
+                try:
+                    await loop.run_in_executor(None, self.save, keys, records)
+                except (OSError, PinsError) as e:
+                    log.warning("could not write the pins file %s: %s", self.path, e)
+                except asyncio.CancelledError:   # the bridge is ending: flush() writes them
+                    self._dirty |= keys
+                    raise
+        finally:
+            self._writer = None
+
+    def flush(self):
+        # What is not yet written, now (the bridge ends, or there is no loop).
+        keys, self._dirty = self._dirty, set()
+        if keys:
+            try:
+                self.save(keys)
+            except (OSError, PinsError) as e:
+                log.warning("could not write the pins file %s: %s", self.path, e)
 
     def record(self, key):
         # -> this board's record (None: never pinned), from the file the first time it is asked.
@@ -218,17 +265,23 @@ class PinBook:
                             "accept the boards again" % self.path)
         return boards
 
-    def save(self, keys):
-        # The pins of these boards into the file, atomically (a reader sees the old file or the
-        # new one, never half), over what the file holds now: another bridge may share it. The
-        # other boards' records are copied as the file has them, never decoded all at once; the
-        # file comes out as json.dump(indent=1, sort_keys=True) writes it.
+    def save(self, keys, records=None):
+        # The pins of these boards (records: theirs as changed() took them, any thread) into the
+        # file, atomically (a reader sees the old file or the new one, never half), over what the
+        # file holds now: another bridge may share it. The other boards' records are copied as
+        # the file has them, never decoded all at once; the file comes out as
+        # json.dump(indent=1, sort_keys=True) writes it.
+        with self._lock:
+            self._save(keys, self.boards if records is None else records)
+
+    def _save(self, keys, records):
         text = self._text()
         spans = {}
         boards = {} if text is None else self._checked(lambda: picked(text, (), spans))
         for key in keys:   # PinsError above: a file damaged meanwhile is left as it is
-            boards[key] = self.boards[key]
-            spans.pop(key, None)
+            if records.get(key) is not None:
+                boards[key] = records[key]
+                spans.pop(key, None)
         folder = os.path.dirname(os.path.abspath(self.path))
         os.makedirs(folder, exist_ok=True)
         fd, temp = tempfile.mkstemp(prefix=".pins-", suffix=".tmp", dir=folder)
@@ -285,10 +338,7 @@ class BoardPins:
                 "accepted": datetime.datetime.now(datetime.timezone.utc).isoformat(
                     timespec="seconds")}
         record[kind] = value
-        try:
-            self.pins.save([self.key])
-        except (OSError, PinsError) as e:
-            log.warning("could not write the pins file %s: %s", self.pins.path, e)
+        self.pins.changed(self.key)
 
     def review(self, kind, items):
         # The board's whole list of one kind -> the items hosts may see: each as pinned; the
