@@ -185,11 +185,11 @@ def test_calls_the_lane_leaves_to_the_general_way_are_served_there(fake_board, s
                                       "_meta": {"progressToken": "mine"}}, timeout=20)
     assert got["result"]["structuredContent"]["_meta"]["progressToken"] != "mine"
     # A name that is no string, params with a key of their own: answered the general way
-    # (a name that is no string, with an error: it names no tool).
+    # (this board answers every call; a real one refuses a name that is no string, -32602).
     for params in ({"name": ["echo"], "arguments": {}}, {"name": {"echo": 1}},
                    {"name": "echo", "arguments": {}, "x": 1}):
         got = host.request("tools/call", params, timeout=20)
-        assert ("result" in got) == (type(params["name"]) is str), got
+        assert got["result"]["structuredContent"]["name"] == params["name"], got
     # A duplicate id while the first is in flight: refused, the first still answered.
     slow = threading.Event()
 
