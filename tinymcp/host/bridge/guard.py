@@ -82,8 +82,11 @@ class Guard:
     # app gets the message in scope[MESSAGE] and the body again from receive(). Other paths take
     # no POST (the dashboard answers 405 without reading one).
 
-    def __init__(self, app, host, port, auth, public=None):
+    def __init__(self, app, host, port, auth, public=None, mcp=None):
         self.app = app
+        # mcp: what serves /mcp, reached straight from here: through Starlette's router and its
+        # two middlewares each request cost a sixth of the bridge's time on HTTP (py-spy).
+        self.mcp = mcp
         self.port = port
         self.auth = auth
         self.public = public  # fn(method, path) -> True where no token is needed (a page)
@@ -118,6 +121,9 @@ class Guard:
             log.info("http: refused %s %s (%d; Origin %s)", scope["method"], scope["path"],
                      refusal.status_code, (headers.get("origin") or "none")[:80])
             await refusal(scope, receive, send)
+            return
+        if self.mcp is not None and scope["path"] == "/mcp":
+            await self.mcp(scope, receive, send)
             return
         await self.app(scope, receive, send)
 

@@ -489,7 +489,7 @@ async def serve_http(hosts, boards, sock, host, port, auth, stopping):
         routes = auth.routes() + routes
         public = lambda method, path: dashboard.public(method, path) or auth.public(method, path)  # noqa: E731
     app = Guard(Starlette(routes=routes, lifespan=front.lifespan), host, port, auth,
-                public=public)
+                public=public, mcp=front)
     Connection.cap = connection_cap()
     # No proxy headers: uvicorn would take a loopback client's X-Forwarded-For as its address,
     # and the per-client caps count by address (auth.peer).
