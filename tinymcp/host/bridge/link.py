@@ -22,7 +22,7 @@ from tinymcp import cborlink, protocol
 
 from tinymcp.host.bridge import turn
 from tinymcp.host.bridge.wire import (TOO_LONG, BoardAnswer, Encoded, LineSplitter, board_json,
-                                      board_scan, dump_line, reason, scanned)
+                                      board_scan, dump_line, reason)
 
 log = logging.getLogger("tinymcp.bridge.link")
 
@@ -147,8 +147,12 @@ def parse_line(line):
         try:   # UTF-8, as json.loads would find ('{' then no NUL), without looking for it
             if line[start + 1:start + 2] != b"\x00":
                 text = line[start:].decode("utf-8", "surrogatepass")
-                msg = scanned(board_scan, text)
-                if msg is None:
+                end = -1   # the decoder's scanner, without decode's three calls (wire.decode)
+                try:
+                    msg, end = board_scan(text, 0)
+                except StopIteration:   # no value there at all
+                    pass
+                if end != len(text) or type(msg) is not dict:
                     msg = board_json.decode(text)
             else:
                 msg = json.loads(line[start:])
