@@ -62,7 +62,7 @@ class ExpressLane:
         if type(routed) is not HostParams:
             return False
         call = HostCall(session, rid)
-        p = board_session.begin("tools/call", routed, owner=call, retry=True)
+        p = board_session.relay(routed, call)
         future = p.future
         tasks = session.tasks
 
