@@ -173,6 +173,9 @@ def test_calls_the_lane_leaves_to_the_general_way_are_served_there(fake_board, s
             board.answer(msg, {"tools": tools})
             return True
         if msg["method"] == "tools/call":
+            if type(msg["params"]["name"]) is not str:   # as a board's server refuses it
+                board.answer(msg, error={"code": -32602, "message": "name must be a string"})
+                return True
             board.answer(msg, {"content": [], "structuredContent": msg["params"]})
             return True
         return False
@@ -185,7 +188,7 @@ def test_calls_the_lane_leaves_to_the_general_way_are_served_there(fake_board, s
                                       "_meta": {"progressToken": "mine"}}, timeout=20)
     assert got["result"]["structuredContent"]["_meta"]["progressToken"] != "mine"
     # A name that is no string, params with a key of their own: answered the general way
-    # (a name that is no string, with an error: it names no tool).
+    # (a name that is no string, with the board's error: the bridge passes it on).
     for params in ({"name": ["echo"], "arguments": {}}, {"name": {"echo": 1}},
                    {"name": "echo", "arguments": {}, "x": 1}):
         got = host.request("tools/call", params, timeout=20)
