@@ -275,12 +275,12 @@ class BoardSession:
             self._time(p, loop, self.timeout if timeout is None else timeout)
         return p
 
-    def relay(self, params, owner):
+    def relay(self, params, owner, now=False):
         # begin("tools/call", params, owner, retry=True) for a host's call whose line goes to
         # the board as it came (params: a wire.HostParams) -> its Pending, or the error that
         # refuses it now. On a ready board with a JSON line link (the express lane's usual
         # case, express.py) the same steps in one call: the frame made from the host's bytes,
-        # queued, timed; anything else the general way.
+        # queued (now: written at once, Link.write), timed; anything else the general way.
         loop = self._loop
         link = self.link
         if (self.state != "ready" or self.suspect is not None or loop is None
@@ -291,7 +291,7 @@ class BoardSession:
         frame = params.head + b"%d" % p.id + params.tail + b"\n"   # what _encode makes of it
         if len(frame) > self.max_frame and not self._check_size(p, frame):
             return p   # answered: too long for the board
-        p.frame = link.write(frame)
+        p.frame = link.write(frame, False, now)
         if p.frame is not None:
             p.sent = True
             self._order.append(p)

@@ -604,16 +604,23 @@ class Link:
     def send(self, msg, urgent=False):
         return self.write(self.encode(msg), urgent)
 
-    def write(self, frame, urgent=False):
+    def write(self, frame, urgent=False, now=False):
         # Queue one encoded frame (urgent: ahead of the frames not yet started) -> the frame,
         # which withdraw() takes back while it is still waiting; None when there is no port, or
         # when the board has stopped reading and MAX_BACKLOG bytes wait for it already.
+        # now: nothing else will join it (the chunk of input being handled held only its
+        # message), so on the loop's port it is written at once when nothing waits before it,
+        # not once the chunk has been handled (turn.py): the board starts on it that much sooner.
         if self.port is None:
             return None
-        if type(self._io) is PortLoop and not urgent and self._queued <= MAX_BACKLOG:
+        io = self._io
+        if type(io) is PortLoop and not urgent and self._queued <= MAX_BACKLOG:
             self._queue.append(frame)   # the loop's: no thread shares the queues, no lock
             self._queued += len(frame)
-            self._io.kick()
+            if now and not io._kicked and not io._watching and io.running:
+                io._write()
+            else:
+                io.kick()
             return frame
         with self._wake:
             if self._queued > MAX_BACKLOG:
