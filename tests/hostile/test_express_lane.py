@@ -298,3 +298,68 @@ def test_a_host_that_stops_reading_gets_every_answer_once_it_reads_again(fake_bo
     assert got == set(range(count))
     assert host.request("ping", timeout=20)["result"] == {}
     expect_lane(host, count, as_on_windows)
+
+
+def test_a_lone_calls_frame_reaches_the_board_before_its_chunk_has_been_handled():
+    # Link.write(now=True), as the lane writes the call a chunk held alone: on the port at once
+    # (the board starts on it sooner); any other frame waits for the end of the chunk, all in
+    # one write (turn.py). The bytes are read from the pty's other end, where a board reads.
+    import asyncio
+    import pty
+    import select
+
+    from tinymcp.host.bridge import turn
+    from tinymcp.host.bridge.link import Link, PortLoop
+
+    master, slave = pty.openpty()
+
+    def arrived(wait):
+        got = b""
+        while select.select([master], [], [], wait)[0]:
+            got += os.read(master, 4096)
+            wait = 0.2
+        return got.replace(b"\r", b"")
+
+    class Events:
+        def __init__(self):
+            self.up = asyncio.Event()
+
+        def on_state(self, connected):
+            if connected:
+                self.up.set()
+
+        def on_message(self, msg):
+            pass
+
+        def on_noise(self, line):
+            pass
+
+    async def main():
+        events = Events()
+        link = Link(os.ttyname(slave), events=events)
+        runner = asyncio.ensure_future(link.run())
+        await asyncio.wait_for(events.up.wait(), 20)
+        assert type(link._io) is PortLoop
+        await asyncio.sleep(0)
+        assert arrived(5) == b"\n"   # the link's first newline
+        seen = []
+
+        def handle(data):
+            link.write(b'{"a":1}\n', now=True)
+            seen.append(arrived(5))   # written at once
+            link.write(b'{"b":2}\n')
+            link.write(b'{"c":3}\n', now=True)   # behind a frame held: it waits with it
+            seen.append(arrived(0.3))   # held for the end of the chunk: nothing yet
+
+        turn.handled(handle, b"x")
+        seen.append(arrived(5))
+        link.close()
+        runner.cancel()
+        return seen
+
+    try:
+        seen = asyncio.run(main())
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert seen == [b'{"a":1}\n', b"", b'{"b":2}\n{"c":3}\n'], seen
