@@ -173,6 +173,9 @@ def test_calls_the_lane_leaves_to_the_general_way_are_served_there(fake_board, s
             board.answer(msg, {"tools": tools})
             return True
         if msg["method"] == "tools/call":
+            if type(msg["params"]["name"]) is not str:   # as a board's server refuses it
+                board.answer(msg, error={"code": -32602, "message": "name must be a string"})
+                return True
             board.answer(msg, {"content": [], "structuredContent": msg["params"]})
             return True
         return False
@@ -185,11 +188,11 @@ def test_calls_the_lane_leaves_to_the_general_way_are_served_there(fake_board, s
                                       "_meta": {"progressToken": "mine"}}, timeout=20)
     assert got["result"]["structuredContent"]["_meta"]["progressToken"] != "mine"
     # A name that is no string, params with a key of their own: answered the general way
-    # (this board answers every call; a real one refuses a name that is no string, -32602).
+    # (a name that is no string, with the board's error: the bridge passes it on).
     for params in ({"name": ["echo"], "arguments": {}}, {"name": {"echo": 1}},
                    {"name": "echo", "arguments": {}, "x": 1}):
         got = host.request("tools/call", params, timeout=20)
-        assert got["result"]["structuredContent"]["name"] == params["name"], got
+        assert ("result" in got) == (type(params["name"]) is str), got
     # A duplicate id while the first is in flight: refused, the first still answered.
     slow = threading.Event()
 
@@ -295,3 +298,68 @@ def test_a_host_that_stops_reading_gets_every_answer_once_it_reads_again(fake_bo
     assert got == set(range(count))
     assert host.request("ping", timeout=20)["result"] == {}
     expect_lane(host, count, as_on_windows)
+
+
+def test_a_lone_calls_frame_reaches_the_board_before_its_chunk_has_been_handled():
+    # Link.write(now=True), as the lane writes the call a chunk held alone: on the port at once
+    # (the board starts on it sooner); any other frame waits for the end of the chunk, all in
+    # one write (turn.py). The bytes are read from the pty's other end, where a board reads.
+    import asyncio
+    import pty
+    import select
+
+    from tinymcp.host.bridge import turn
+    from tinymcp.host.bridge.link import Link, PortLoop
+
+    master, slave = pty.openpty()
+
+    def arrived(wait):
+        got = b""
+        while select.select([master], [], [], wait)[0]:
+            got += os.read(master, 4096)
+            wait = 0.2
+        return got.replace(b"\r", b"")
+
+    class Events:
+        def __init__(self):
+            self.up = asyncio.Event()
+
+        def on_state(self, connected):
+            if connected:
+                self.up.set()
+
+        def on_message(self, msg):
+            pass
+
+        def on_noise(self, line):
+            pass
+
+    async def main():
+        events = Events()
+        link = Link(os.ttyname(slave), events=events)
+        runner = asyncio.ensure_future(link.run())
+        await asyncio.wait_for(events.up.wait(), 20)
+        assert type(link._io) is PortLoop
+        await asyncio.sleep(0)
+        assert arrived(5) == b"\n"   # the link's first newline
+        seen = []
+
+        def handle(data):
+            link.write(b'{"a":1}\n', now=True)
+            seen.append(arrived(5))   # written at once
+            link.write(b'{"b":2}\n')
+            link.write(b'{"c":3}\n', now=True)   # behind a frame held: it waits with it
+            seen.append(arrived(0.3))   # held for the end of the chunk: nothing yet
+
+        turn.handled(handle, b"x")
+        seen.append(arrived(5))
+        link.close()
+        runner.cancel()
+        return seen
+
+    try:
+        seen = asyncio.run(main())
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert seen == [b'{"a":1}\n', b"", b'{"b":2}\n{"c":3}\n'], seen

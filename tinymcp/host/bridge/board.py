@@ -272,18 +272,44 @@ class BoardSession:
             if frame is not None:
                 self._check_size(p, frame)
         if not p.future.done():
-            limit = self.timeout if timeout is None else timeout
-            when = loop.time() + limit
-            deadlines = self._deadlines
-            while deadlines and deadlines[0][1].future.done():   # answered: forgotten
-                deadlines.popleft()
-            if limit == self.timeout and (not deadlines or when >= deadlines[-1][0]):
-                deadlines.append((when, p, limit))   # in order: one timer serves them all
-                if self._sweep is None:
-                    self._sweep = loop.call_at(deadlines[0][0], self._swept)
-            else:
-                p.timer = loop.call_at(when, self._expire, p, limit)
+            self._time(p, loop, self.timeout if timeout is None else timeout)
         return p
+
+    def relay(self, params, owner, now=False):
+        # begin("tools/call", params, owner, retry=True) for a host's call whose line goes to
+        # the board as it came (params: a wire.HostParams) -> its Pending, or the error that
+        # refuses it now. On a ready board with a JSON line link (the express lane's usual
+        # case, express.py) the same steps in one call: the frame made from the host's bytes,
+        # queued (now: written at once, Link.write), timed; anything else the general way.
+        loop = self._loop
+        link = self.link
+        if (self.state != "ready" or self.suspect is not None or loop is None
+                or link.mode != "json"):
+            return self.begin("tools/call", params, owner, True)
+        p = Pending(next(self._ids), "tools/call", params, owner, True, False, loop)
+        self.pending[p.id] = p
+        frame = params.head + b"%d" % p.id + params.tail + b"\n"   # what _encode makes of it
+        if len(frame) > self.max_frame and not self._check_size(p, frame):
+            return p   # answered: too long for the board
+        p.frame = link.write(frame, False, now)
+        if p.frame is not None:
+            p.sent = True
+            self._order.append(p)
+        self._time(p, loop, self.timeout)
+        return p
+
+    def _time(self, p, loop, limit):
+        # p's deadline, limit seconds from now.
+        when = loop.time() + limit
+        deadlines = self._deadlines
+        while deadlines and deadlines[0][1].future.done():   # answered: forgotten
+            deadlines.popleft()
+        if limit == self.timeout and (not deadlines or when >= deadlines[-1][0]):
+            deadlines.append((when, p, limit))   # in order: one timer serves them all
+            if self._sweep is None:
+                self._sweep = loop.call_at(deadlines[0][0], self._swept)
+        else:
+            p.timer = loop.call_at(when, self._expire, p, limit)
 
     def _swept(self):
         # The oldest deadline of the usual length has come: the requests whose have passed

@@ -25,16 +25,17 @@ class ExpressLane:
         self.put = put
         self.taken = 0   # calls served here (logged at the end, for tests and the curious)
 
-    def take(self, msg, line):
+    def take(self, msg, line, alone=False):
         # A host's message decoded from line -> True when it was served here, else False (and
-        # nothing was done with it).
+        # nothing was done with it). alone: the line is all the chunk of input held, so its
+        # frame goes to the board at once, not at the end of the chunk.
         try:
-            return self._take(msg, line)
+            return self._take(msg, line, alone)
         except Exception:   # a bug costs this message, never the session (HostSession.receive)
             log.exception("the express lane, on a message from %s", self.session.label)
             return True
 
-    def _take(self, msg, line):
+    def _take(self, msg, line, alone):
         session = self.session
         if (session.era != "handshake" or session.version < CALLS_AS_IS or type(msg) is not dict
                 or len(msg) != 4 or msg.get("method") != "tools/call"):
@@ -62,7 +63,7 @@ class ExpressLane:
         if type(routed) is not HostParams:
             return False
         call = HostCall(session, rid)
-        p = board_session.begin("tools/call", routed, owner=call, retry=True)
+        p = board_session.relay(routed, call, alone)
         future = p.future
         tasks = session.tasks
 

@@ -22,7 +22,7 @@ from tinymcp import cborlink, protocol
 
 from tinymcp.host.bridge import turn
 from tinymcp.host.bridge.wire import (TOO_LONG, BoardAnswer, Encoded, LineSplitter, board_json,
-                                      board_scan, dump_line, reason, scanned)
+                                      board_scan, dump_line, reason)
 
 log = logging.getLogger("tinymcp.bridge.link")
 
@@ -147,8 +147,12 @@ def parse_line(line):
         try:   # UTF-8, as json.loads would find ('{' then no NUL), without looking for it
             if line[start + 1:start + 2] != b"\x00":
                 text = line[start:].decode("utf-8", "surrogatepass")
-                msg = scanned(board_scan, text)
-                if msg is None:
+                end = -1   # the decoder's scanner, without decode's three calls (wire.decode)
+                try:
+                    msg, end = board_scan(text, 0)
+                except StopIteration:   # no value there at all
+                    pass
+                if end != len(text) or type(msg) is not dict:
                     msg = board_json.decode(text)
             else:
                 msg = json.loads(line[start:])
@@ -600,16 +604,23 @@ class Link:
     def send(self, msg, urgent=False):
         return self.write(self.encode(msg), urgent)
 
-    def write(self, frame, urgent=False):
+    def write(self, frame, urgent=False, now=False):
         # Queue one encoded frame (urgent: ahead of the frames not yet started) -> the frame,
         # which withdraw() takes back while it is still waiting; None when there is no port, or
         # when the board has stopped reading and MAX_BACKLOG bytes wait for it already.
+        # now: nothing else will join it (the chunk of input being handled held only its
+        # message), so on the loop's port it is written at once when nothing waits before it,
+        # not once the chunk has been handled (turn.py): the board starts on it that much sooner.
         if self.port is None:
             return None
-        if type(self._io) is PortLoop and not urgent and self._queued <= MAX_BACKLOG:
+        io = self._io
+        if type(io) is PortLoop and not urgent and self._queued <= MAX_BACKLOG:
             self._queue.append(frame)   # the loop's: no thread shares the queues, no lock
             self._queued += len(frame)
-            self._io.kick()
+            if now and not io._kicked and not io._watching and io.running:
+                io._write()
+            else:
+                io.kick()
             return frame
         with self._wake:
             if self._queued > MAX_BACKLOG:

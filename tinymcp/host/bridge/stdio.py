@@ -172,7 +172,9 @@ async def serve_stdio(hosts, stdin=None, stdout=None):
         # One chunk of stdin (b"": its end) -> each line it completes to the session.
         if ended.done():
             return
-        for line in splitter.feed(data) if data else splitter.end():
+        got = splitter.feed(data) if data else splitter.end()
+        alone = len(got) == 1   # one message: its frame to the board at once (express.py)
+        for line in got:
             if line is TOO_LONG:   # dropped as it streamed: one answer for the whole line
                 send(too_long())
                 continue
@@ -182,7 +184,7 @@ async def serve_stdio(hosts, stdin=None, stdout=None):
             msg, problem = decode(line)
             if problem is not None:
                 send(problem)
-            elif lane is None or not lane.take(msg, line):
+            elif lane is None or not lane.take(msg, line, alone):
                 session.receive(msg, line)
         if not data:
             end()

@@ -48,19 +48,6 @@ def _constant(name):
     return _NONFINITE
 
 
-def _may_be_wrong(data, utf8=None):
-    # Whether a message that parsed may still hold what _problem refuses: a non-finite number
-    # (the parse met one), a lone surrogate (only an escape, or the UTF-8 of one: 0xED then
-    # 0xA0..0xBF, can spell it; utf8: the bytes data was decoded from as UTF-8, looked at for
-    # an 0xED first) or nesting deeper than MAX_DEPTH (not without that many brackets). Most
-    # messages hold none of these, and are not walked.
-    if _nonfinite:
-        return True
-    return ("\\u" in data or ((utf8 is None or utf8.find(b"\xed") >= 0)
-                               and _SURROGATE.search(data) is not None)
-            or data.count("[") + data.count("{") > MAX_DEPTH)
-
-
 # -- a board's answer relayed as it came: parsed once (the bridge reads it), never encoded again
 #    when it reaches the host unchanged but for its id ----------------------------------------
 
@@ -82,14 +69,17 @@ class BoardAnswer(dict):
     @classmethod
     def of(cls, msg, line):
         # msg (a dict) parsed from line (bytes) -> it as a BoardAnswer.
+        # The head holds one "jsonrpc", "id" and "result" or "error": none may follow it.
         frame = cls(msg)
         frame.rest = None
         head = _ANSWER_HEAD.match(line)
-        if (head is not None and msg.get("id") == int(head.group(1))
-                and line.find(b"\\u") < 0 and line.find(b"\xed") < 0 and line.count(b'"id"') == 1
-                and line.count(b'"jsonrpc"') == 1
-                and line.count(b'"result"') + line.count(b'"error"') == 1):
-            frame.rest = line[head.end(1):]
+        if head is not None:
+            end = head.end()
+            if (msg.get("id") == int(head.group(1)) and line.find(b"\\u") < 0
+                    and line.find(b"\xed", end) < 0 and line.find(b'"id"', end) < 0
+                    and line.find(b'"jsonrpc"', end) < 0 and line.find(b'"result"', end) < 0
+                    and line.find(b'"error"', end) < 0):
+                frame.rest = line[head.end(1):]
         return frame
 
     def answer(self, out):
@@ -184,17 +174,6 @@ board_json = json.JSONDecoder()               # json.loads' own, for a board's l
 board_scan = json.scanner.make_scanner(board_json)
 
 
-def scanned(scan, text):
-    # One JSON object that is all of text, no whitespace around (a line, stripped) -> its
-    # value, by the decoder's own scanner: JSONDecoder.decode without its three Python calls.
-    # None when text is anything else (the caller decodes it the usual way for its error).
-    try:
-        value, end = scan(text, 0)
-    except StopIteration:   # no value there at all
-        return None
-    return value if end == len(text) and type(value) is dict else None
-
-
 def decode(data):
     # bytes -> (message, None) or (None, the error message that answers it). A host's response
     # (to a board's sampling request) with numbers that are not JSON becomes an error response.
@@ -206,15 +185,30 @@ def decode(data):
                 utf8, data = data, data.decode("utf-8", "surrogatepass")
             else:
                 data = data.decode(json.detect_encoding(data), "surrogatepass")
-        msg = scanned(_scan, data) if data[:1] == "{" else None
-        if msg is None:
+        # An object that is all of data (a line, stripped), by the decoder's own scanner:
+        # JSONDecoder.decode without its three Python calls; anything else (no value, one
+        # with more after it) decoded the usual way, for its error.
+        end = -1
+        if data[:1] == "{":
+            try:
+                msg, end = _scan(data, 0)
+            except StopIteration:   # no value there at all
+                pass
+        if end != len(data) or type(msg) is not dict:
             msg = _decoder.decode(data)
     except RecursionError:
         return None, error(None, INVALID_REQUEST, "Invalid Request: nested deeper than %d "
                            "levels" % MAX_DEPTH)
     except ValueError:   # UnicodeDecodeError is one too
         return None, error(None, PARSE_ERROR, "Parse error")
-    problem = _problem(msg) if _may_be_wrong(data, utf8) else None
+    # What _problem refuses needs a non-finite number (the parse met one), a lone surrogate
+    # (only an escape, or the UTF-8 of one: 0xED then 0xA0..0xBF, can spell it; utf8: the bytes
+    # data was decoded from as UTF-8, looked at for an 0xED first) or nesting deeper than
+    # MAX_DEPTH (not without that many brackets). Most messages hold none, and are not walked.
+    problem = (_problem(msg) if _nonfinite or data.find("\\u") >= 0
+               or ((utf8 is None or utf8.find(b"\xed") >= 0)
+                   and _SURROGATE.search(data) is not None)
+               or data.count("[") + data.count("{") > MAX_DEPTH else None)
     if problem is None:
         return msg, None
     rid = msg.get("id") if type(msg) is dict else None
