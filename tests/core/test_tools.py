@@ -187,6 +187,11 @@ def test_a_short_page_is_kept_as_one_bytes_object_a_long_one_in_pieces():
 
 def test_the_refusal_wording_is_loaded_only_for_a_refused_call_and_released_after_it():
     import sys
+    from tinymcp import release
+    # Loaded already when this process imported tinymcp.jsonschema (a rich schema's check
+    # words its refusals with it: collecting tests/core/test_jsonschema.py does), and kept there
+    # until some refusal let it go: the test failed or passed by the order tests ran in.
+    release("tinymcp.refusal")
     server = ready()
     assert call(server, "add", {"a": 1, "b": 2})["structuredContent"] == {"sum": 3}
     assert "tinymcp.refusal" not in sys.modules  # a valid call never loads it
