@@ -22,7 +22,7 @@ from tinymcp import cborlink, protocol
 
 from tinymcp.host.bridge import turn
 from tinymcp.host.bridge.wire import (TOO_LONG, BoardAnswer, Encoded, LineSplitter, board_json,
-                                      board_scan, dump_line, reason)
+                                      board_scan, dump_line, reason, whole_object)
 
 log = logging.getLogger("tinymcp.bridge.link")
 
@@ -146,14 +146,8 @@ def parse_line(line):
     if start >= 0:
         try:   # UTF-8, as json.loads would find ('{' then no NUL), without looking for it
             if line[start + 1:start + 2] != b"\x00":
-                text = line[start:].decode("utf-8", "surrogatepass")
-                end = -1   # the decoder's scanner, without decode's three calls (wire.decode)
-                try:
-                    msg, end = board_scan(text, 0)
-                except StopIteration:   # no value there at all
-                    pass
-                if end != len(text) or type(msg) is not dict:
-                    msg = board_json.decode(text)
+                msg = whole_object(line[start:].decode("utf-8", "surrogatepass"), board_scan,
+                                   board_json)
             else:
                 msg = json.loads(line[start:])
         except (ValueError, RecursionError):

@@ -174,6 +174,21 @@ board_json = json.JSONDecoder()               # json.loads' own, for a board's l
 board_scan = json.scanner.make_scanner(board_json)
 
 
+def whole_object(text, scan, decoder):
+    # -> the object that is all of text (a line, stripped) by the decoder's own scanner
+    # (JSONDecoder.decode without its three Python calls); anything else (no value, one with
+    # more after it, not an object) decoded the usual way, for its value or its error.
+    end = -1
+    if text[:1] == "{":
+        try:
+            msg, end = scan(text, 0)
+        except StopIteration:   # no value there at all
+            pass
+    if end != len(text) or type(msg) is not dict:
+        msg = decoder.decode(text)
+    return msg
+
+
 def decode(data):
     # bytes -> (message, None) or (None, the error message that answers it). A host's response
     # (to a board's sampling request) with numbers that are not JSON becomes an error response.
@@ -185,17 +200,7 @@ def decode(data):
                 utf8, data = data, data.decode("utf-8", "surrogatepass")
             else:
                 data = data.decode(json.detect_encoding(data), "surrogatepass")
-        # An object that is all of data (a line, stripped), by the decoder's own scanner:
-        # JSONDecoder.decode without its three Python calls; anything else (no value, one
-        # with more after it) decoded the usual way, for its error.
-        end = -1
-        if data[:1] == "{":
-            try:
-                msg, end = _scan(data, 0)
-            except StopIteration:   # no value there at all
-                pass
-        if end != len(data) or type(msg) is not dict:
-            msg = _decoder.decode(data)
+        msg = whole_object(data, _scan, _decoder)
     except RecursionError:
         return None, error(None, INVALID_REQUEST, "Invalid Request: nested deeper than %d "
                            "levels" % MAX_DEPTH)
