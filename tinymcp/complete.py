@@ -1,4 +1,5 @@
 # completion/complete: values for a prompt argument or a resource-template variable.
+from tinymcp import once
 from tinymcp.jsonrpc import RpcError, INVALID_PARAMS
 from tinymcp.protocol import const
 
@@ -26,7 +27,9 @@ def complete(server, params):
         template = server.resources.template(ref.get("uri"))
         completers = template[_COMPLETE] if template else None
     if completers is None:
-        raise RpcError(INVALID_PARAMS, "Invalid params: unknown " + str(kind) + " reference")
+        raise RpcError(INVALID_PARAMS, "Invalid params: unknown "
+                       + (once("tinymcp.echo.shown", kind) if type(kind) is str else "ref type")
+                       + " reference")
     completer = completers.get(arg["name"])
     context = params.get("context")
     known = context.get("arguments") if type(context) is dict else None

@@ -5,6 +5,7 @@
 # Each event gets the next sequence number; a cursor is "EPOCH.SEQ", the epoch drawn once a boot, so
 # a cursor from before a reset, or older than the ring still holds, gets everything the ring has
 # with "missed": true rather than silently skipping what was lost.
+from tinymcp import once
 from tinymcp.clock import ticks_diff
 
 try:
@@ -64,7 +65,8 @@ def after(events, cursor):
         return oldest, False
     given, dot, seq = cursor.partition(".")
     if not dot or not seq.isdigit():
-        raise ValueError("after: not a cursor wait_for_event gave (\"" + cursor[:40] + "\")")
+        raise ValueError("after: not a cursor wait_for_event gave ("
+                         + once("tinymcp.echo.shown", cursor, '"') + ")")
     seq = int(seq)
     if given != epoch(events) or seq > events.seq:  # the board was reset since
         return oldest, True
