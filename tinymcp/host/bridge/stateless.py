@@ -73,7 +73,7 @@ def classify_envelope(params):
         return INVALID_PARAMS, "the protocol-version envelope value must be a string", None
     if version != STATELESS:
         return (UNSUPPORTED_VERSION, "Unsupported protocol version",
-                {"supported": [STATELESS], "requested": version})
+                {"supported": [STATELESS], "requested": version and shown(version)})
     return None
 
 
@@ -302,7 +302,11 @@ class StatelessEra:
         if "error" in reply:
             error = reply["error"]
             if method == "resources/read" and error.get("code") == RESOURCE_NOT_FOUND:
-                error = dict(error, code=INVALID_PARAMS, data={"uri": params.get("uri")})
+                uri = params.get("uri")
+                error = dict(error, code=INVALID_PARAMS)   # its URI only when it could be one
+                error.pop("data", None)
+                if type(uri) is str and shown(uri) == uri:
+                    error["data"] = {"uri": uri}
             return {"error": error}
         result = dict(reply["result"])
         result.setdefault("resultType", "complete")
