@@ -297,6 +297,7 @@ class Connection(Parsing):
     _head = None   # bytes received of a request head not yet complete (httptools), else None
     _heading = False   # in on_headers_complete
     _held = None   # (cycle, app) of a request held for the express lane
+    _waiting = None   # the timer that lets it go to the app when its body is slow
 
     def connection_made(self, transport):
         super().connection_made(JoinedWrites(transport, self.loop))
@@ -343,9 +344,11 @@ class Connection(Parsing):
         if self._head is not None:
             self._head += len(data)
         super().data_received(data)
-        if self._held is not None:   # its body comes in a later read: the app reads it
-            held, self._held = self._held, None
-            Parsing._start_asgi_task(self, *held)
+        if self._held is not None:   # its body is still to come: one more read for it (a
+            if self._waiting is None:   # client may write its head and body apart), no longer
+                self._waiting = self.loop.call_later(BODY_SECONDS, self._let_go)
+            else:
+                self._let_go()
         if self.cycle is not self._seen:   # a request's headers are in
             self._seen = self.cycle
             self._disarm()
@@ -390,6 +393,9 @@ class Connection(Parsing):
         held = self._held
         if held is not None:
             self._held = None
+            if self._waiting is not None:
+                self._waiting.cancel()
+                self._waiting = None
             cycle = held[0]
             try:
                 taken = self.express(cycle.scope, bytes(cycle.body),
@@ -400,6 +406,15 @@ class Connection(Parsing):
                 taken = False
             if not taken:
                 Parsing._start_asgi_task(self, *held)
+
+    def _let_go(self):
+        # The held request's body comes slowly: the app reads it (and times it, Guard._body).
+        held, self._held = self._held, None
+        if self._waiting is not None:
+            self._waiting.cancel()
+            self._waiting = None
+        if held is not None:
+            Parsing._start_asgi_task(self, *held)
 
     def _respond(self, cycle, status, headers, body):
         # The whole response to a request the express lane served, written as uvicorn's cycle
@@ -439,6 +454,10 @@ class Connection(Parsing):
 
     def connection_lost(self, exc):
         self._disarm()
+        if self._held is not None:   # gone before its body came: nobody to answer
+            self._held = None
+            self._waiting.cancel()
+            self._waiting = None
         super().connection_lost(exc)
 
 

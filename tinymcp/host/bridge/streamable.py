@@ -349,9 +349,12 @@ class StreamableSession:
         first = self._priming(key, self.host.version)
 
         def told():
-            # Something for the stream: its end (the response, or the session's end) writes it.
+            # Something for the stream: its end (the response, or the session's end) writes it
+            # whole; anything else (a notification about the call) starts it as _pour would.
             if not (stream.final or stream.closed):
-                return   # a notification about the call: it waits for the response
+                late.cancel()
+                slow()
+                return
             stream.told = None
             late.cancel()
             chunks, stream.chunks = stream.chunks, []
