@@ -3,6 +3,7 @@
 # and time, strict JSON), and how many connections, for how long.
 import functools
 import ipaddress
+import itertools
 import json
 import logging
 from urllib.parse import urlsplit
@@ -141,10 +142,10 @@ class Guard:
         caller = getattr(self.auth, "caller", None)
         if self.mcp is None or caller is None or body.find(b"\n") >= 0:
             return False   # a newline would end the board's line (express.py)
+        headers = scope["headers"]
+        size = sum(map(len, itertools.chain.from_iterable(headers)))
         fields = {}
-        size = 0
-        for name, value in scope["headers"]:
-            size += len(name) + len(value)
+        for name, value in headers:
             key = LANE_HEADERS.get(name)
             if key is not None:
                 if key in fields:

@@ -227,6 +227,8 @@ class StreamableSession:
         self.label = "http session " + sid[:8]
         self.host = hosts.open_session(self._deliver, "http " + sid[:8], self._unanswered)
         self.lane = ExpressLane(self.host, hosts.router, self.answered)
+        self._late = collections.deque()   # (when, LaneStream, slow) of the lane's held POSTs
+        self._late_timer = None
 
     # -- the host's messages, to the stream each belongs to -------------------------------------
 
@@ -352,11 +354,9 @@ class StreamableSession:
             # Something for the stream: its end (the response, or the session's end) writes it
             # whole; anything else (a notification about the call) starts it as _pour would.
             if not (stream.final or stream.closed):
-                late.cancel()
                 slow()
                 return
             stream.told = None
-            late.cancel()
             chunks, stream.chunks = stream.chunks, []
             body = b"".join([first] + chunks) if first else b"".join(chunks)
             if self.streams.get(key) is stream:
@@ -369,9 +369,35 @@ class StreamableSession:
             stream.told = None
             hand_over(lambda receive, send: self._pour(key, stream, first, 0, receive, send))
         stream.told = told
-        late = asyncio.get_running_loop().call_later(HEAD_SECONDS, slow)
+        self._held(stream, slow)
         lane.relay(rid, route, True)
         return True
+
+    def _held(self, stream, slow):
+        # slow() is called HEAD_SECONDS from now unless the stream's response was written by
+        # then (stream.told None): one timer for the session's held POSTs, not one each (they
+        # all wait as long, so they are due in the order they came).
+        late = self._late
+        while late and late[0][1].told is None:   # answered: forgotten
+            late.popleft()
+        loop = asyncio.get_running_loop()
+        late.append((loop.time() + HEAD_SECONDS, stream, slow))
+        if self._late_timer is None:
+            self._late_timer = loop.call_at(late[0][0], self._due)
+
+    def _due(self):
+        self._late_timer = None
+        late = self._late
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        while late:
+            when, stream, slow = late[0]
+            if stream.told is not None and when > now:
+                self._late_timer = loop.call_at(when, self._due)
+                return
+            late.popleft()
+            if stream.told is not None:
+                slow()
 
     def _priming(self, key, version):
         # The SSE priming event of a stream (SEP-1699): an id to resume from and how soon to
