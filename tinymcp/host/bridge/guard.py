@@ -382,7 +382,8 @@ class Connection(Parsing):
         # uvicorn starts the app for a request whose headers are in, or (pipelined) once the
         # one before it is answered. A POST /mcp whose headers came now is held for its body.
         scope = cycle.scope
-        if (self._heading and self.express is not None and scope["method"] == "POST"
+        if (self._heading and self.express is not None and app is self.app
+                and scope["method"] == "POST"
                 and scope["path"] == "/mcp" and not cycle.waiting_for_100_continue
                 and not self.flow.write_paused):
             self._held = (cycle, app)

@@ -370,7 +370,9 @@ class StreamableSession:
             hand_over(lambda receive, send: self._pour(key, stream, first, 0, receive, send))
         stream.told = told
         self._held(stream, slow)
-        lane.relay(rid, route, True)
+        # Its frame joins whatever else this turn of the loop sends the board, as on the
+        # general way (a serial board's: Link.write).
+        lane.relay(rid, route, False)
         return True
 
     def _held(self, stream, slow):
