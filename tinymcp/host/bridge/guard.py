@@ -134,11 +134,11 @@ class Guard:
         await self.app(scope, receive, send)
 
     def express(self, scope, body, respond, hand_over):
-        # A POST /mcp whose body came whole with its head (Connection), for the HTTP front's
-        # express lane (HttpFront.express), checked as __call__ checks any request -> True when
-        # the lane serves it; False when it takes the general way (nothing was done), which
-        # answers whatever these checks would refuse. An OAuth token is checked the general way
-        # only (auth.py's OAuth has no caller()).
+        # A POST /mcp whose body came with its head or in the read after (Connection), for the
+        # HTTP front's express lane (HttpFront.express), checked as __call__ checks any request
+        # -> True when the lane serves it; False when it takes the general way (nothing was
+        # done), which answers whatever these checks would refuse. An OAuth token is checked
+        # the general way only (auth.py's OAuth has no caller()).
         caller = getattr(self.auth, "caller", None)
         if self.mcp is None or caller is None or body.find(b"\n") >= 0:
             return False   # a newline would end the board's line (express.py)
@@ -290,10 +290,10 @@ class Connection(Parsing):
     # when it is reached, the connection idle longest (between requests, or never sending one)
     # is closed to make room; when none is idle, the new one gets 503. Its writes are joined
     # (JoinedWrites). The hooks used (cycle, data_received, on_response_complete) are both's.
-    # A POST /mcp that comes whole in one read may be served by the express lane (the app's
-    # express(), Guard.express) without the app: held from its headers to its end
-    # (_start_asgi_task, uvicorn's httptools protocol's since 0.3x; with h11 or an older
-    # uvicorn nothing is held, and the app serves every request).
+    # A POST /mcp that comes in one read (or its head in one, its body in the next) may be
+    # served by the express lane (the app's express(), Guard.express) without the app: held
+    # from its headers to its end (_start_asgi_task, uvicorn's httptools protocol's since
+    # 0.3x; with h11 or an older uvicorn nothing is held, and the app serves every request).
     cap = MAX_CONNECTIONS
     _head = None   # bytes received of a request head not yet complete (httptools), else None
     _heading = False   # in on_headers_complete
