@@ -47,6 +47,10 @@ class FakeBoard:
                 except BlockingIOError:
                     time.sleep(0.001)
                     continue
+                except OSError:
+                    if self.closed:   # unplugged while it answered: nobody hears it now
+                        return
+                    raise
                 view = view[n:]
 
     def send(self, msg):

@@ -363,3 +363,22 @@ def test_a_lone_calls_frame_reaches_the_board_before_its_chunk_has_been_handled(
         os.close(master)
         os.close(slave)
     assert seen == [b'{"a":1}\n', b"", b'{"b":2}\n{"c":3}\n'], seen
+
+
+def test_with_several_boards_each_call_reaches_its_board_under_its_own_name(fake_board,
+                                                                          line_client,
+                                                                          as_on_windows):
+    # LABEL_TOOL: the board gets the host's bytes with the bridge's id and its own tool name.
+    a, b = fake_board(on_request=verbatim), fake_board(on_request=verbatim)
+    host = line_client("--port", "a=" + a.device, "--port", "b=" + b.device, "--timeout",
+                       str(SLOW), "--log-level", "debug")
+    host.initialize()
+    host.write(b"".join(call(n, "a_echo" if n % 2 else "b_echo") for n in range(1, 11)))
+    got = {json.loads(line)["id"]: line for line in (host.line(timeout=20) for _ in range(10))}
+    assert sorted(got) == list(range(1, 11))
+    assert all(line.endswith(b',"result":' + RESULT + b"}") for line in got.values())
+    for board, ids in ((a, range(1, 11, 2)), (b, range(2, 11, 2))):
+        sent = [json.loads(line) for line in board.lines if b'"tools/call"' in line]
+        assert len(sent) == len(ids)
+        assert all(m["params"] == {"name": "echo", "arguments": {}} for m in sent)
+    expect_lane(host, 10, as_on_windows)

@@ -173,6 +173,8 @@ def test_a_session_idle_past_its_time_is_closed_and_a_busy_one_is_not(monkeypatc
             self.closed = True
 
     class QuietHosts:
+        router = None   # no boards: the sessions' express lanes route nothing
+
         def open_session(self, send, label, unanswered=None):
             return QuietHost()
 

@@ -231,3 +231,24 @@ def test_decode_finds_a_lone_surrogate_in_utf8_and_lets_hangul_pass():
     assert problem is None and msg["params"]["arguments"]["t"] == "x"
     msg, problem = decode((call % b"\\ud800").decode().encode("utf-16-be"))
     assert msg is None and problem["error"]["code"] == -32602, problem
+
+
+@same_on_every_os
+def test_a_labelled_tools_name_is_the_boards_own_in_the_bytes_it_gets():
+    # With several boards LABEL_TOOL reaches the board as TOOL: the host's bytes but for the
+    # id and the name, wherever the name sits; a name the line spells with an escape is not
+    # spliced (its params are encoded again).
+    for line in (b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a_echo",'
+                 b'"arguments":{"v":1.50}}}',
+                 b'{"params":{"arguments":{"v":1.50},"name" :\t"a_echo"},"method":"tools/call",'
+                 b'"jsonrpc":"2.0","id":"x"}'):
+        msg, _ = decode(line)
+        routed = routable(msg, line).renamed("a_echo", "echo")
+        assert type(routed) is HostParams and routed["name"] == "echo"
+        frame = routed.frame(42)
+        assert json.loads(frame) == dict(json.loads(line), id=42, params=dict(
+            json.loads(line)["params"], name="echo"))
+        assert b"1.50" in frame and b'"a_echo"' not in frame
+    line = b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a_ech\\/o"}}'
+    msg, _ = decode(line)
+    assert routable(msg, line).renamed("a_ech/o", "ech/o") is None

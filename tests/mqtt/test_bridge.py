@@ -3,6 +3,7 @@
 # after a broker restart; several bridges on one broker; broker auth and TLS; hostile "boards".
 import asyncio
 import json
+import re
 import os
 import signal
 import subprocess
@@ -523,3 +524,35 @@ def test_a_hosts_first_list_waits_for_the_boards_the_broker_has(broker, boards, 
         assert "sim-early-%s_%s" % (era, READ) in names, (names, bridge.stderr())
     finally:
         bridge.close()
+
+
+def test_calls_over_http_take_the_express_lane(broker, boards):
+    # A session's tools/call of a read-only tool (the raw benchmark client's, one write each)
+    # reaches its board through the HTTP front's express lane (tests/hostile/
+    # test_http_express_lane.py), each answered by the board it names, over the broker.
+    from tools.bench_support.mcp_http import HttpClient
+    for server_id in ("lane-a", "lane-b"):
+        boards("python", broker.url, server_id)
+    bridge = Bridge(["--mqtt", broker.url, "--mqtt-insecure", "--http", "127.0.0.1:0",
+                     "--no-auth", "--log-level", "debug"], stdin=subprocess.DEVNULL)
+    try:
+        url = bridge.wait_stderr(r"serving (http://\S+/mcp)").group(1)
+        names = ["sim-lane-a_" + READ, "sim-lane-b_" + READ]
+        calls = [("tools/call", {"name": name, "arguments": {}}) for name in names]
+        client = HttpClient(url)
+        client.session()
+        end = time.monotonic() + 30
+        while True:
+            try:
+                client.rate(2, 1, calls)
+                break
+            except RuntimeError:   # a board not listed yet
+                assert time.monotonic() < end, bridge.stderr()
+                time.sleep(0.2)
+        for window in (1, 8):
+            client.rate(40, window, calls)   # raises on any error
+    finally:
+        assert bridge.stop() == 0
+    taken = int(re.search(r"http: (\d+) tools/call took the express lane",
+                          bridge.stderr()).group(1))
+    assert taken >= 80, bridge.stderr()

@@ -288,7 +288,8 @@ class BoardSession:
             return self.begin("tools/call", params, owner, True)
         p = Pending(next(self._ids), "tools/call", params, owner, True, False, loop)
         self.pending[p.id] = p
-        frame = params.head + b"%d" % p.id + params.tail + b"\n"   # what _encode makes of it
+        # what _encode makes of it: a line, or (a broker's topic) the message alone
+        frame = params.head + b"%d" % p.id + params.tail + link.frame_end
         if len(frame) > self.max_frame and not self._check_size(p, frame):
             return p   # answered: too long for the board
         p.frame = link.write(frame, False, now)

@@ -3,6 +3,7 @@
 # and time, strict JSON), and how many connections, for how long.
 import functools
 import ipaddress
+import itertools
 import json
 import logging
 from urllib.parse import urlsplit
@@ -13,9 +14,10 @@ from starlette.responses import Response
 
 try:
     # uvicorn's protocol on httptools (llhttp, in C) parses a request for less CPU than h11's.
-    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as Parsing
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as Parsing, STATUS_LINE
 except ImportError:
     from uvicorn.protocols.http.h11_impl import H11Protocol as Parsing
+    STATUS_LINE = None   # h11's protocol holds no request for the express lane
 
 from tinymcp.host.bridge.wire import MAX_MESSAGE, decode
 
@@ -31,6 +33,10 @@ MAX_HEAD = MAX_HEADERS + (8 << 10)   # and of its whole head as it streams in (r
 ACCEPT_LOG_SECONDS = 10  # "cannot accept" is logged at most once per this long
 MESSAGE = "tinymcp.message"   # the scope key the decoded JSON body travels under
 CLIENT = "tinymcp.client"     # the scope key of who asks (auth.Caller), once the Guard knows
+# The headers the express lane's checks read (Guard.express), by their names as uvicorn has them.
+LANE_HEADERS = {name.encode(): name for name in (
+    "host", "origin", "authorization", "accept", "content-type", "content-length",
+    "transfer-encoding", "mcp-session-id", "mcp-protocol-version")}
 
 
 def is_loopback(host):
@@ -127,20 +133,53 @@ class Guard:
             return
         await self.app(scope, receive, send)
 
+    def express(self, scope, body, respond, hand_over):
+        # A POST /mcp whose body came with its head or in the read after (Connection), for the
+        # HTTP front's express lane (HttpFront.express), checked as __call__ checks any request
+        # -> True when the lane serves it; False when it takes the general way (nothing was
+        # done), which answers whatever these checks would refuse. An OAuth token is checked
+        # the general way only (auth.py's OAuth has no caller()).
+        caller = getattr(self.auth, "caller", None)
+        if self.mcp is None or caller is None or body.find(b"\n") >= 0:
+            return False   # a newline would end the board's line (express.py)
+        headers = scope["headers"]
+        size = sum(map(len, itertools.chain.from_iterable(headers)))
+        fields = {}
+        for name, value in headers:
+            key = LANE_HEADERS.get(name)
+            if key is not None:
+                if key in fields:
+                    return False   # said twice: the general way reads the first
+                fields[key] = value.decode("latin-1")
+        length = fields.get("content-length")
+        if ("transfer-encoding" in fields or length is None or not length.isdigit()
+                or int(length) != len(body) or len(body) > MAX_MESSAGE
+                or self._refusal(size, fields.get("host", ""), fields.get("origin")) is not None):
+            return False
+        client = caller(fields, scope, self.public is not None and self.public("POST", "/mcp"))
+        if client is None:
+            return False
+        msg, problem = decode(body)
+        if problem is not None:
+            return False
+        return self.mcp.express(client, fields, msg, body, respond, hand_over)
+
     def _check(self, scope, headers):
+        size = sum(len(name) + len(value) for name, value in scope.get("headers", ()))
+        return self._refusal(size, headers.get("host", ""), headers.get("origin"))
+
+    def _refusal(self, size, host, origin):
         # The headers' size (the connection bounds only a head arriving in pieces: h11 by its
         # max_incomplete_event_size, httptools by Connection's MAX_HEAD), then the
         # DNS-rebinding defence (Host and Origin name this bridge, port included). Names compare
         # without case, addresses in any spelling; a missing port is the scheme's default.
-        size = sum(len(name) + len(value) for name, value in scope.get("headers", ()))
         if size > MAX_HEADERS:
             return Response("Request Header Fields Too Large: at most %d bytes" % MAX_HEADERS,
                             status_code=431, headers={"connection": "close"})
-        host = _host_port(headers.get("host", ""), 80)
+        host = _host_port(host, 80)
         if not self.any_host and (host is None or _address(host[0]) not in self.names
                                   or host[1] != self.port):
             return reject(421, "Misdirected Request: the Host header must name this bridge")
-        origin = headers.get("origin")
         if origin is not None and not self._origin_ok(origin):
             return reject(403, "Forbidden: Origin %s may not use this bridge" % origin[:100])
         return None
@@ -222,6 +261,14 @@ class JoinedWrites:
                 self.loop.call_soon(self.flush)
             self.pending.append(bytes(data))
 
+    def write_now(self, data):
+        # data out at once, after what waits (one whole response: nothing joins it).
+        if self.pending:
+            self.pending.append(data)
+            self.flush()
+        elif not self.transport.is_closing():
+            self.transport.write(data)
+
     def flush(self):
         if self.pending:
             data = b"".join(self.pending)
@@ -243,11 +290,19 @@ class Connection(Parsing):
     # when it is reached, the connection idle longest (between requests, or never sending one)
     # is closed to make room; when none is idle, the new one gets 503. Its writes are joined
     # (JoinedWrites). The hooks used (cycle, data_received, on_response_complete) are both's.
+    # A POST /mcp that comes in one read (or its head in one, its body in the next) may be
+    # served by the express lane (the app's express(), Guard.express) without the app: held
+    # from its headers to its end (_start_asgi_task, uvicorn's httptools protocol's since
+    # 0.3x; with h11 or an older uvicorn nothing is held, and the app serves every request).
     cap = MAX_CONNECTIONS
     _head = None   # bytes received of a request head not yet complete (httptools), else None
+    _heading = False   # in on_headers_complete
+    _held = None   # (cycle, app) of a request held for the express lane
+    _waiting = None   # the timer that lets it go to the app when its body is slow
 
     def connection_made(self, transport):
         super().connection_made(JoinedWrites(transport, self.loop))
+        self.express = getattr(self.app, "express", None)
         self.idle_since = self.loop.time()
         self._seen = None
         self._deadline = None
@@ -290,6 +345,11 @@ class Connection(Parsing):
         if self._head is not None:
             self._head += len(data)
         super().data_received(data)
+        if self._held is not None:   # its body is still to come: one more read for it (a
+            if self._waiting is None:   # client may write its head and body apart), no longer
+                self._waiting = self.loop.call_later(BODY_SECONDS, self._let_go)
+            else:
+                self._let_go()
         if self.cycle is not self._seen:   # a request's headers are in
             self._seen = self.cycle
             self._disarm()
@@ -312,7 +372,75 @@ class Connection(Parsing):
 
     def on_headers_complete(self):
         self._head = None
-        super().on_headers_complete()
+        self._heading = True
+        try:
+            super().on_headers_complete()
+        finally:
+            self._heading = False
+
+    def _start_asgi_task(self, cycle, app):
+        # uvicorn starts the app for a request whose headers are in, or (pipelined) once the
+        # one before it is answered. A POST /mcp whose headers came now is held for its body.
+        scope = cycle.scope
+        if (self._heading and self.express is not None and app is self.app
+                and scope["method"] == "POST"
+                and scope["path"] == "/mcp" and not cycle.waiting_for_100_continue
+                and not self.flow.write_paused):
+            self._held = (cycle, app)
+            return
+        super()._start_asgi_task(cycle, app)
+
+    def on_message_complete(self):
+        super().on_message_complete()
+        held = self._held
+        if held is not None:
+            self._held = None
+            if self._waiting is not None:
+                self._waiting.cancel()
+                self._waiting = None
+            cycle = held[0]
+            try:
+                taken = self.express(cycle.scope, bytes(cycle.body),
+                                     functools.partial(self._respond, cycle),
+                                     functools.partial(self._hand_over, cycle))
+            except Exception:   # a bug costs the lane this request: the app serves it
+                log.exception("http: the express lane")
+                taken = False
+            if not taken:
+                Parsing._start_asgi_task(self, *held)
+
+    def _let_go(self):
+        # The held request's body comes slowly: the app reads it (and times it, Guard._body).
+        held, self._held = self._held, None
+        if self._waiting is not None:
+            self._waiting.cancel()
+            self._waiting = None
+        if held is not None:
+            Parsing._start_asgi_task(self, *held)
+
+    def _respond(self, cycle, status, headers, body):
+        # The whole response to a request the express lane served, written as uvicorn's cycle
+        # writes one whose length is known (RequestResponseCycle.send): the server's default
+        # headers, the response's, "connection: close" when the connection is not kept.
+        if cycle.response_complete or cycle.disconnected:
+            return
+        content = [STATUS_LINE[status]]
+        for name, value in cycle.default_headers + headers:
+            content += (name, b": ", value, b"\r\n")
+        if not cycle.keep_alive:
+            content.append(b"connection: close\r\n")
+        content += (b"\r\n", body)
+        cycle.response_started = cycle.response_complete = True
+        cycle.message_event.set()
+        self.transport.write_now(b"".join(content))
+        if not cycle.keep_alive:
+            self.transport.close()
+        cycle.on_response()
+
+    def _hand_over(self, cycle, app):
+        # The express lane's request goes on in the ASGI app `app` (its answer is late), even
+        # when its client has gone: the app then ends at once, and so does what it counts.
+        Parsing._start_asgi_task(self, cycle, app)
 
     def on_header(self, name, value):
         # httptools (llhttp) hands a field's value with its trailing whitespace, which is not
@@ -328,6 +456,10 @@ class Connection(Parsing):
 
     def connection_lost(self, exc):
         self._disarm()
+        if self._held is not None:   # gone before its body came: nobody to answer
+            self._held = None
+            self._waiting.cancel()
+            self._waiting = None
         super().connection_lost(exc)
 
 

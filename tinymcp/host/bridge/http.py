@@ -3,6 +3,7 @@
 import asyncio
 import collections
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -99,6 +100,7 @@ class HttpFront:
         self.owner = {}      # session id -> the key of the client that opened it
         self.leased = {}     # session id -> until when it holds a lease it asked for (lease_s)
         self.serving = collections.Counter()   # client key -> its requests being served
+        self.taken = 0       # tools/call served by the express lane (express())
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app):
@@ -142,6 +144,62 @@ class HttpFront:
             self.serving[key] -= 1
             if not self.serving[key]:
                 del self.serving[key]
+
+    def express(self, client, headers, msg, line, respond, hand_over):
+        # A POST /mcp the Guard checked (who asks: client; headers: a mapping of the few the
+        # checks read; msg decoded from line, the body), which the express lane may serve:
+        # the checks of __call__, _serve and handle, then its session's express() -> True when
+        # served so, else False: the general way serves it (nothing was done). respond(status,
+        # headers, body) writes a whole response; hand_over(app) starts an ASGI app for it.
+        key = client.key if client is not None else None
+        if (client is not None and client.scopes is not None) or type(msg) is not dict:
+            return False   # OAuth scopes: the general way checks them
+        sid = headers.get("mcp-session-id")
+        version = headers.get("mcp-protocol-version")
+        session = self.sessions.get(sid) if sid is not None else None
+        if (session is None or self.owner.get(sid) != key or self.serving[key] >= CLIENT_REQUESTS
+                or (version is not None and version not in VERSIONS)):
+            return False
+        serving, busy = self.serving, self.busy
+        # Counted as __call__ and _serve count a request, until its response is written.
+        serving[key] += 1
+        busy[sid] += 1
+        ended = []
+
+        def done():
+            if ended:
+                return
+            ended.append(True)
+            serving[key] -= 1
+            if not serving[key]:
+                del serving[key]
+            busy[sid] -= 1
+            if not busy[sid]:
+                del busy[sid]
+            self.used[sid] = loop_time()
+
+        def responded(status, head, body):
+            done()
+            respond(status, head, body)
+
+        async def poured(pour, scope, receive, send):
+            try:
+                await pour(receive, send)
+            finally:
+                done()
+        try:
+            taken = session.express(headers, msg, line, responded, lambda pour: hand_over(
+                functools.partial(poured, pour)))
+        except BaseException:
+            done()
+            raise
+        if not taken:
+            done()
+            return False
+        self.taken += 1
+        self.used[sid] = loop_time()
+        self._note_lease(sid, msg)
+        return True
 
     def _needs(self, method, msg):
         # The OAuth scope a request needs: READ for reading, ACT for what changes a board.
@@ -505,6 +563,7 @@ async def serve_http(hosts, boards, sock, host, port, auth, stopping):
     stop.cancel()
     await dashboard.close()
     await front.close_all()
+    log.debug("http: %d tools/call took the express lane", front.taken)
     server.should_exit = True
     await serving
     if getattr(auth, "oauth", False):

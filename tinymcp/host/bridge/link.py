@@ -397,6 +397,7 @@ class Link:
     # frame, on_noise(bytes) per other line and on_state(connected) when the port appears or
     # goes away. token: what a board on the network wants first on every connection (its TOKEN
     # line); serial ports never get it.
+    frame_end = b"\n"   # what ends a JSON frame: a line (BoardSession.relay)
 
     def __init__(self, device, baud=115200, port=None, token=None, *, events):
         self.device = device

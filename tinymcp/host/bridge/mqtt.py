@@ -193,6 +193,7 @@ class BrokerLink:
     # first initialize is answered with it (one initialize on the wire, as the spec has it).
     network = True
     first_try = True
+    frame_end = b""   # a message is a publish of its own, no newline (BoardSession.relay)
 
     def __init__(self, broker, server_id, server_name, *, events, welcome=None):
         self.broker = broker
@@ -240,8 +241,9 @@ class BrokerLink:
     def send(self, msg, urgent=False):
         return self.write(self.encode(msg), urgent)
 
-    def write(self, frame, urgent=False):
-        # Publish one message -> the frame, or None when the broker is out of reach.
+    def write(self, frame, urgent=False, now=False):
+        # Publish one message -> the frame, or None when the broker is out of reach. now
+        # (link.Link's) changes nothing: a publish leaves at the end of this turn of the loop.
         control = getattr(frame, "control", False)
         if control and self.welcome is not None and self.broker.connected:
             result, self.welcome = self.welcome, None   # answered already: once

@@ -347,6 +347,20 @@ class Routes:
         board, own = self._called(params)
         return board.catalog.input_schema.get(own) if board is not None else None
 
+    def express(self, name):
+        # The board a tools/call of the tool hosts call `name` goes to as it is but for the
+        # name, and the board's own name for it -> (board, own), or None: the general way
+        # routes it (compact names, a name no board lists).
+        if not self.several:
+            return (self.boards[0], name) if self.boards else None
+        if self.compact:
+            return None
+        for board in self.boards:   # as _by_name finds it
+            own = board.catalog.names["tools"].get(name)
+            if own is not None:
+                return board, own
+        return None
+
     def _called(self, params):
         # A tools/call's params -> (its board or None, the tool's own name there).
         if not self.several:

@@ -19,8 +19,10 @@ class LinkEvents(Protocol):
 
 class BoardLink(Protocol):
     # What a board session uses of its link. connect(events) makes one. mode: how frames to
-    # the board are written ("json" or "cbor"), set by the session.
+    # the board are written ("json" or "cbor"), set by the session; frame_end: what ends a JSON
+    # frame (a newline, or nothing where each message travels alone).
     mode: str
+    frame_end: bytes
 
     @property
     def device(self) -> str: ...       # how the user names it (a port, a URL, a broker's topic)
@@ -33,7 +35,7 @@ class BoardLink(Protocol):
     async def run(self) -> None: ...                  # keep the board reachable until close()
     def encode(self, msg: Message) -> bytes: ...      # a frame, as the link writes it
     def send(self, msg: Message, urgent: bool = False) -> Any: ...
-    def write(self, frame: bytes, urgent: bool = False) -> Any: ...
+    def write(self, frame: bytes, urgent: bool = False, now: bool = False) -> Any: ...
     def withdraw(self, frame: bytes) -> Any: ...      # not written after all, if still queued
     def send_raw(self, data: bytes) -> Any: ...       # bytes as they are (0x03, a REPL's line)
     def close(self) -> None: ...

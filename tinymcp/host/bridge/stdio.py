@@ -192,7 +192,7 @@ async def serve_stdio(hosts, stdin=None, stdout=None):
     session = hosts.open_session(send, "stdio")
     stdin = open_stdin(stdin or sys.stdin, loop, handle)
     if type(stdin) is StdinLoop:   # read by the loop (POSIX): the express lane is open
-        lane = ExpressLane(session, hosts.router, put)
+        lane = ExpressLane(session, hosts.router, lambda rid, data: put(data + b"\n"))
         fd = descriptor(out)
     try:
         await ended

@@ -7,6 +7,7 @@ import logging
 
 from tinymcp.protocol import VERSIONS
 
+from tinymcp.host.bridge.express import ExpressLane
 from tinymcp.host.bridge.guard import reject
 from tinymcp.host.bridge.wire import Encoded, dump
 
@@ -199,6 +200,19 @@ class SseStream(Backlog):
         return chunks
 
 
+class LaneStream(SseStream):
+    # The stream of a POST the express lane holds (StreamableSession.express): whatever comes for
+    # it is told to told() while its response has not begun, and waits as on any stream after.
+    __slots__ = ("told",)
+
+    def _wake(self, _=None):
+        told = self.told
+        if told is None:
+            SseStream._wake(self)
+        else:
+            told()
+
+
 class StreamableSession:
     # One session: hosts.open_session's HostSession (self.host) behind POST, GET and DELETE.
     # ended(session) is called once it has ended (DELETE, idle, or closed for room).
@@ -212,6 +226,9 @@ class StreamableSession:
         self.head = [(b"mcp-session-id", sid.encode())]
         self.label = "http session " + sid[:8]
         self.host = hosts.open_session(self._deliver, "http " + sid[:8], self._unanswered)
+        self.lane = ExpressLane(self.host, hosts.router, self.answered)
+        self._late = collections.deque()   # (when, LaneStream, slow) of the lane's held POSTs
+        self._late_timer = None
 
     # -- the host's messages, to the stream each belongs to -------------------------------------
 
@@ -233,10 +250,19 @@ class StreamableSession:
         data = msg.data if type(msg) is Encoded else None
         if data is None or b"\r" in data:   # a CR would end an SSE line
             data = dump(msg).encode()
-        event_id = self.events.add(key, data, final and key != GET)
+        self._add(key, data, final and key != GET)
+
+    def _add(self, key, data, final):
+        # One message's JSON to the stream `key`, kept for a resume whether it is open or not.
+        event_id = self.events.add(key, data, final)
         stream = self.streams.get(key)
         if stream is not None:
-            stream.put(message_event(event_id, data), final and key != GET)
+            stream.put(message_event(event_id, data), final)
+
+    def answered(self, rid, data):
+        # The express lane's answer to request rid: its JSON, made (no CR: express.py).
+        if not self.ended:
+            self._add(str(rid), data, True)
 
     def _unanswered(self, rid):
         # The host's request ended without a reply (cancelled): this era's stream ends with a
@@ -302,6 +328,78 @@ class StreamableSession:
         first = self._priming(key, version)
         self.host.receive(msg)
         await self._pour(key, stream, first, HEAD_SECONDS, receive, send)
+
+    def express(self, headers, msg, line, respond, hand_over):
+        # A POST of this session's that the express lane may serve (express.py), headers (a
+        # mapping of the few the checks read) and msg (decoded from line) checked by the Guard
+        # and the front as they check any -> True when it is served so, False when it takes the
+        # general way (nothing was done). Its answer is written as _pour would write it: by
+        # respond(status, headers, body), the whole stream at once; or, when it takes longer
+        # than HEAD_SECONDS, by _pour itself, in the ASGI app hand_over(pour) starts
+        # (pour(receive, send) -> what it awaits).
+        lane = self.lane
+        if self.ended or post_refusal(headers, msg) is not None:
+            return False
+        route = lane.route(msg, line)
+        if route is None:
+            return False
+        rid = msg["id"]
+        key = str(rid)
+        if key in self.streams:
+            return False   # the general way refuses it
+        stream = self.streams[key] = LaneStream(self.label)
+        first = self._priming(key, self.host.version)
+
+        def told():
+            # Something for the stream: its end (the response, or the session's end) writes it
+            # whole; anything else (a notification about the call) starts it as _pour would.
+            if not (stream.final or stream.closed):
+                slow()
+                return
+            stream.told = None
+            chunks, stream.chunks = stream.chunks, []
+            body = b"".join([first] + chunks) if first else b"".join(chunks)
+            if self.streams.get(key) is stream:
+                del self.streams[key]
+            respond(200, SSE_HEADERS + self.head + [(b"content-length", b"%d" % len(body))],
+                    body)
+
+        def slow():
+            # No answer within HEAD_SECONDS: the stream goes on as any (its headers now).
+            stream.told = None
+            hand_over(lambda receive, send: self._pour(key, stream, first, 0, receive, send))
+        stream.told = told
+        self._held(stream, slow)
+        # Its frame joins whatever else this turn of the loop sends the board, as on the
+        # general way (a serial board's: Link.write).
+        lane.relay(rid, route, False)
+        return True
+
+    def _held(self, stream, slow):
+        # slow() is called HEAD_SECONDS from now unless the stream's response was written by
+        # then (stream.told None): one timer for the session's held POSTs, not one each (they
+        # all wait as long, so they are due in the order they came).
+        late = self._late
+        while late and late[0][1].told is None:   # answered: forgotten
+            late.popleft()
+        loop = asyncio.get_running_loop()
+        late.append((loop.time() + HEAD_SECONDS, stream, slow))
+        if self._late_timer is None:
+            self._late_timer = loop.call_at(late[0][0], self._due)
+
+    def _due(self):
+        self._late_timer = None
+        late = self._late
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        while late:
+            when, stream, slow = late[0]
+            if stream.told is not None and when > now:
+                self._late_timer = loop.call_at(when, self._due)
+                return
+            late.popleft()
+            if stream.told is not None:
+                slow()
 
     def _priming(self, key, version):
         # The SSE priming event of a stream (SEP-1699): an id to resume from and how soon to

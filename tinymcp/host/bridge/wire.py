@@ -105,6 +105,8 @@ class Encoded(dict):
 
 # The host's id in its line: "id", then its value (an integer or a string) in group 1.
 _HOST_ID = re.compile(rb'"id"[ \t]*:[ \t]*(-?\d+|"(?:[^"\\]|\\.)*")')
+# The tool's name in it: "name", then its value (a string) in group 1.
+_NAME = re.compile(rb'"name"[ \t]*:[ \t]*("(?:[^"\\]|\\.)*")')
 
 
 class HostParams(dict):
@@ -116,6 +118,24 @@ class HostParams(dict):
 
     def frame(self, rid):
         return self.head + b"%d" % rid + self.tail
+
+    def renamed(self, name, own):
+        # -> these params with the tool's name `own` in place of the host's `name` (LABEL_TOOL
+        # with several boards), in their bytes too; None when the line does not spell `name`
+        # as the encoder does (an escape in it): then they are encoded again.
+        head, tail = self.head, self.tail
+        at = head.find(b'"name"')   # once in the line (routable): the tool's name
+        in_head = at >= 0
+        part = head if in_head else tail
+        if not in_head:
+            at = tail.find(b'"name"')
+        found = _NAME.match(part, at) if at >= 0 else None
+        if found is None or found.group(1) != dump(name).encode():
+            return None
+        part = part[:found.start(1)] + dump(own).encode() + part[found.end(1):]
+        routed = HostParams(self, name=own)
+        routed.head, routed.tail = (part, tail) if in_head else (head, part)
+        return routed
 
 
 def routable(msg, line):
