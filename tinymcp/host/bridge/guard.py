@@ -458,8 +458,9 @@ class Connection(Parsing):
         self._disarm()
         if self._held is not None:   # gone before its body came: nobody to answer
             self._held = None
-            self._waiting.cancel()
-            self._waiting = None
+            if self._waiting is not None:
+                self._waiting.cancel()
+                self._waiting = None
         super().connection_lost(exc)
 
 
