@@ -98,6 +98,12 @@ ENCODED_AGAIN = {
     "Hangul (0xED bytes)": (b'{"jsonrpc":"2.0","id":"q","method":"tools/call","params":'
                             b'{"name":"echo","arguments":{"m":1,"t":"\xed\x95\x9c"}}}',
                             lambda line: b"\xed" not in line),
+    "a tab between members": (b'{"jsonrpc":"2.0",\t"id":"q","method":"tools/call","params":'
+                              b'{"name":"echo","arguments":{"m":1}}}',
+                              lambda line: b"\t" not in line),
+    "a DEL in a string": (b'{"method":"tools/call","params":{"name":"echo","arguments":{"m":1,'
+                          b'"t":"\x7f"}},"id":"q","jsonrpc":"2.0"}',
+                          lambda line: b"\x7f" not in line),
     "two tasks": (b'{"jsonrpc":"2.0","id":"q","method":"tools/call","params":{"name":"echo",'
                   b'"task":{},"task":{"ttl":5},"arguments":{"m":1}}}',
                   lambda line: line.count(b'"task"') == 1),
@@ -172,7 +178,7 @@ def test_routable_passes_only_lines_that_read_one_way():
     # spliced: the host's bytes with the bridge's id, whatever the order and spacing of members
     for line in (call_line(5), call_line("a\"b\\c"), call_line(2 ** 70),
                  b'{"method":"tools/call","params":{"name":"echo"},"id":-3,"jsonrpc":"2.0"}',
-                 b'{ "jsonrpc" : "2.0" , "id" :\t"x" , "method" : "tools/call" , "params" : '
+                 b'{ "jsonrpc" : "2.0" , "id" : "x" , "method" : "tools/call" , "params" : '
                  b'{ "name" : "echo" , "arguments" : { "v" : 1E2 } } }',
                  b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",'
                  b'"task":{"ttl":9}}}'):

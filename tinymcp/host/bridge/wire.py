@@ -104,7 +104,7 @@ class Encoded(dict):
 #    thing rewritten in its bytes on the way to the board -------------------------------------
 
 # The host's id in its line: "id", then its value (an integer or a string) in group 1.
-_HOST_ID = re.compile(rb'"id"[ \t]*:[ \t]*(-?\d+|"(?:[^"\\]|\\.)*")')
+_HOST_ID = re.compile(rb'"id" *: *(-?\d+|"(?:[^"\\]|\\.)*")')
 
 
 class HostParams(dict):
@@ -125,13 +125,14 @@ def routable(msg, line):
     # - each key the bridge reads (routes by, checks) once, "task" at most once: a duplicate key
     #   reads differently in different parsers, and the board must read what the bridge did;
     # - no \u escape (which could spell a key), no 0xED byte (which leads the UTF-8 of a lone
-    #   surrogate), no CR (a board's tty may read it as the end of the line).
+    #   surrogate), no CR (a board's tty may read it as the end of the line), no tab between
+    #   tokens nor DEL in a string (a REPL acts on them; encoded again, neither is raw).
     # Else its params as they are. The board reads the host's own bytes (a number as the host
     # wrote it); a few scans of the line in C cost about what encoding a small request does.
     params = msg.get("params")
     if (msg.get("method") != "tools/call" or len(msg) != 4 or type(params) is not dict
             or line[:1] != b"{" or line.find(b"\\u") >= 0 or line.find(b"\xed") >= 0
-            or line.find(b"\r") >= 0
+            or line.find(b"\r") >= 0 or line.find(b"\t") >= 0 or line.find(b"\x7f") >= 0
             or line.count(b'"id"') != 1 or line.count(b'"name"') != 1
             or line.count(b'"method"') != 1 or line.count(b'"params"') != 1
             or line.count(b'"jsonrpc"') != 1 or line.count(b'"task"') > 1):
