@@ -25,17 +25,18 @@ class ExpressLane:
         self.put = put
         self.taken = 0   # calls served here (logged at the end, for tests and the curious)
 
-    def take(self, msg, line, alone=False):
+    def take(self, msg, line, alone=False, routed=None):
         # A host's message decoded from line -> True when it was served here, else False (and
         # nothing was done with it). alone: the line is all the chunk of input held, so its
-        # frame goes to the board at once, not at the end of the chunk.
+        # frame goes to the board at once, not at the end of the chunk. routed: its params as
+        # wire.routable makes them, when they are made already (wire.tools_call).
         try:
-            return self._take(msg, line, alone)
+            return self._take(msg, line, alone, routed)
         except Exception:   # a bug costs this message, never the session (HostSession.receive)
             log.exception("the express lane, on a message from %s", self.session.label)
             return True
 
-    def _take(self, msg, line, alone):
+    def _take(self, msg, line, alone, routed):
         session = self.session
         if (session.era != "handshake" or session.version < CALLS_AS_IS or type(msg) is not dict
                 or len(msg) != 4 or msg.get("method") != "tools/call"):
@@ -59,7 +60,8 @@ class ExpressLane:
                 or board_session.suspect is not None
                 or router.routes.refusal(board, "tools", name) is not None):
             return False   # hidden or withheld by the pins too: the general way says why
-        routed = routable(msg, line)
+        if routed is None:
+            routed = routable(msg, line)
         if type(routed) is not HostParams:
             return False
         call = HostCall(session, rid)
@@ -80,7 +82,9 @@ class ExpressLane:
                 del tasks[rid]
             future.remove_done_callback(ended)
             rest = reply.rest if type(reply) is BoardAnswer else None
-            if (rest is None or "result" not in reply or rest.find(b'"task"') >= 0
+            result = reply.get("result")
+            # A task (a result's own "task" key) is kept by the router; a picture is drawn.
+            if (rest is None or type(result) is not dict or "task" in result
                     or rest.find(SVG) >= 0   # find, not `in`: wire.py says why
                     or session.closed):
                 router.answer_routed(board, "tools/call", routed, call, None, reply,

@@ -142,6 +142,10 @@ def parse_line(line):
     line = line.rstrip(b"\r \t")
     if not line:
         return None, None
+    if line[:1] == b"{":
+        msg = BoardAnswer.read(line)   # the usual answer, read the short way
+        if msg is not None:
+            return msg, None
     start = 0 if line[:1] == b"{" else line.find(_JSONRPC)
     if start >= 0:
         try:   # UTF-8, as json.loads would find ('{' then no NUL), without looking for it
