@@ -518,8 +518,10 @@ class Link:
         # once per line.
         if lines:
             self._prompted = False
+        if self._prompted or data[-1:] == b"\n":   # told already, or no line is begun
+            return
         partial = self._lines.partial
-        if not self._prompted and partial.endswith(PROMPTS):
+        if partial.endswith(PROMPTS):
             self._prompted = True
             log.debug("noise: a prompt %r", bytes(partial[-80:]))
             self.events.on_noise(bytes(partial[-200:]))
