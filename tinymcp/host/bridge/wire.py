@@ -208,9 +208,15 @@ def tools_call(line):
         arguments, end = _scan(text, start)
     except (StopIteration, ValueError, RecursionError):   # UnicodeDecodeError is one too
         return None, None
-    if (text[end:] != "}}" or _nonfinite or "\\u" in text or "\t" in text or "\r" in text
-            or "\x7f" in text or (not text.isascii() and line.find(b"\xed") >= 0)
-            or text.count("[") + text.count("{") > MAX_DEPTH):
+    if text[end:] != "}}" or _nonfinite:
+        return None, None
+    # All but the arguments is the head and "}}": two "{", the id (no escape, no control
+    # byte), the name. The rest is looked for in the arguments, which are most often short.
+    given = text[start:end]
+    if ("\\u" in given or "\t" in given or "\r" in given or "\x7f" in given
+            or (not text.isascii() and line.find(b"\xed") >= 0)
+            or (len(given) + head.end(1) - head.start(1) > MAX_DEPTH - 2
+                and text.count("[") + text.count("{") > MAX_DEPTH)):
         return None, None
     rid = head.group(1)
     rid = int(rid) if rid[:1] != b'"' else text[head.start(1) + 1:head.end(1) - 1]
