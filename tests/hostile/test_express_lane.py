@@ -363,3 +363,62 @@ def test_a_lone_calls_frame_reaches_the_board_before_its_chunk_has_been_handled(
         os.close(master)
         os.close(slave)
     assert seen == [b'{"a":1}\n', b"", b'{"b":2}\n{"c":3}\n'], seen
+
+
+def test_a_lone_frame_the_port_cannot_take_whole_is_written_as_it_drains():
+    # Link.write(now=True) with nothing waiting writes past the queue (PortLoop.write_now): what
+    # the port does not take at once is written as it drains, before any frame queued after it.
+    import asyncio
+    import pty
+
+    from tinymcp.host.bridge.link import Link, PortLoop
+
+    master, slave = pty.openpty()
+    big = b'{"a":"' + b"x" * (1 << 18) + b'"}\n'   # far more than a pty's buffer holds
+
+    class Events:
+        def __init__(self):
+            self.up = asyncio.Event()
+
+        def on_state(self, connected):
+            if connected:
+                self.up.set()
+
+        def on_message(self, msg):
+            pass
+
+        def on_noise(self, line):
+            pass
+
+    async def main():
+        events = Events()
+        link = Link(os.ttyname(slave), events=events)
+        runner = asyncio.ensure_future(link.run())
+        await asyncio.wait_for(events.up.wait(), 20)
+        assert type(link._io) is PortLoop
+        await asyncio.sleep(0.1)
+        os.set_blocking(master, False)
+        got = b""
+        try:
+            got += os.read(master, 1 << 16)   # the link's first newline
+        except BlockingIOError:
+            pass
+        assert link.write(big, now=True) is big
+        assert link._io._watching   # the rest waits for the port to drain
+        link.write(b'{"b":2}\n', now=True)   # behind it: queued
+        deadline = time.monotonic() + 20
+        while len(got) < 1 + len(big) + 8 and time.monotonic() < deadline:
+            try:
+                got += os.read(master, 1 << 16)
+            except BlockingIOError:
+                await asyncio.sleep(0.01)
+        link.close()
+        runner.cancel()
+        return got.replace(b"\r", b"")
+
+    try:
+        got = asyncio.run(main())
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert got == b"\n" + big + b'{"b":2}\n', (len(got), got[:40], got[-40:])
