@@ -422,3 +422,60 @@ def test_a_lone_frame_the_port_cannot_take_whole_is_written_as_it_drains():
         os.close(master)
         os.close(slave)
     assert got == b"\n" + big + b'{"b":2}\n', (len(got), got[:40], got[-40:])
+
+
+# Board lines that begin as the usual answer does and are no JSON, or no UTF-8: never passed on.
+NOT_JSON = [b'{"jsonrpc":"2.0","id":%d,"result":{"a":01}}',
+            b'{"jsonrpc":"2.0","id":%d,"result":{"a":1}',
+            b'{"jsonrpc":"2.0","id":%d,"result":{"a":1}}}',
+            b'{"jsonrpc":"2.0","id":%d,"result":}',
+            b'{"jsonrpc":"2.0","id":%d,"result":{"a":"\xff"}}',
+            b'{"jsonrpc":"2.0","id":%d,"result":{"a":"x\x01"}}',
+            b'{"jsonrpc":"2.0","id":%d,"result":{"a":[1,]}}']
+
+
+def test_board_lines_that_are_no_json_never_reach_the_host(fake_board, stdio_bridge,
+                                                          as_on_windows):
+    def garbage_first(board, msg):
+        if msg["method"] != "tools/call":
+            return False
+        n = msg["params"]["arguments"]["n"]
+        board.write(NOT_JSON[n] % msg["id"] + b"\n")   # noise: the call still waits
+        board.write(b'{"jsonrpc":"2.0","id":%d,"result":{"n":%d}}\n' % (msg["id"], n))
+        return True
+    board, host = bridge(fake_board, stdio_bridge, garbage_first)
+    for n in range(len(NOT_JSON)):
+        host.write(call("c%d" % n, arguments=b'{"n":%d}' % n))
+        line = host.line(timeout=20)
+        assert line == b'{"jsonrpc":"2.0","id":"c%d","result":{"n":%d}}' % (n, n), line
+    assert host.request("ping", timeout=20)["result"] == {}
+    assert host.noise == []
+    expect_lane(host, len(NOT_JSON), as_on_windows)
+
+
+def test_an_answer_after_the_deadline_reaches_the_host_not(fake_board, stdio_bridge,
+                                                           as_on_windows):
+    held = []
+
+    def slow_first(board, msg):
+        # The first call is answered only when the next one comes, just before that one.
+        if msg["method"] != "tools/call":
+            return False
+        if not held:
+            held.append(msg)
+            return True
+        board.answer(held[0], {"content": [], "structuredContent": {"late": True}})
+        return False
+    board = fake_board(on_request=slow_first)
+    host = stdio_bridge(board.device, "--timeout", "1", "--log-level", "debug")
+    host.initialize()
+    host.write(call("slow", arguments=b'{"slow":true}'))
+    timed_out = json.loads(host.line(timeout=20))
+    assert timed_out["id"] == "slow" and timed_out["error"]["code"] == -32001, timed_out
+    board.wait_for(lambda: board.received("notifications/cancelled"), what="the cancel")
+    # The late answer comes first, then this call's: only this one reaches the host.
+    got = host.request("tools/call", {"name": "echo", "arguments": {"n": 1}}, timeout=20)
+    assert got["result"]["structuredContent"] == {"n": 1}
+    assert host.request("ping", timeout=20)["result"] == {}
+    assert host.early == {} and host.noise == [], (host.early, host.noise)
+    expect_lane(host, 2, as_on_windows)

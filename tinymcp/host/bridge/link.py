@@ -548,7 +548,11 @@ class Link:
                 return
             noise = None
         else:
-            msg, noise = parse_line(line)
+            # The usual answer first, read the short way (parse_line tries it too, stripped).
+            msg = BoardAnswer.read(line) if line[:1] == b"{" else None
+            noise = None
+            if msg is None:
+                msg, noise = parse_line(line)
             if msg is None and noise and self.mode == "cbor":
                 msg, noise = self._salvage(noise)
         if noise:
