@@ -38,14 +38,19 @@ class ExpressLane:
 
     def _take(self, msg, line, alone, routed):
         session = self.session
-        if (session.era != "handshake" or session.version < CALLS_AS_IS or type(msg) is not dict
-                or len(msg) != 4 or msg.get("method") != "tools/call"):
+        if session.era != "handshake" or session.version < CALLS_AS_IS:
             return False
-        rid = msg.get("id")
-        params = msg.get("params")
-        if (type(rid) not in (int, str) or type(params) is not dict or rid in session.tasks
-                or msg.get("jsonrpc") != "2.0" or "_meta" in params or "task" in params):
-            return False   # a bad or duplicate id, progress, a task: said the general way
+        if routed is None and (
+                type(msg) is not dict or len(msg) != 4 or msg.get("method") != "tools/call"
+                or type(msg.get("id")) not in (int, str) or type(msg.get("params")) is not dict
+                or msg.get("jsonrpc") != "2.0" or "_meta" in msg["params"]
+                or "task" in msg["params"]):
+            return False   # a bad id, progress, a task: said the general way. (What
+                           # wire.tools_call reads has none of them: its shape says so.)
+        rid = msg["id"]
+        params = msg["params"]
+        if rid in session.tasks:
+            return False   # a duplicate id: said the general way
         router = self.router
         if router.several or not router.boards:
             return False
