@@ -479,3 +479,21 @@ def test_an_answer_after_the_deadline_reaches_the_host_not(fake_board, stdio_bri
     assert host.request("ping", timeout=20)["result"] == {}
     assert host.early == {} and host.noise == [], (host.early, host.noise)
     expect_lane(host, 2, as_on_windows)
+
+
+def test_answers_ending_in_a_cooked_ttys_cr_keep_their_bytes(fake_board, stdio_bridge,
+                                                            as_on_windows):
+    # A tty that is not raw ends each line "\r\n": the answer is read once the "\r" is stripped,
+    # and goes to the host as the board wrote it, without the "\r".
+    def cooked(board, msg):
+        if msg["method"] != "tools/call":
+            return False
+        board.write(b'{"jsonrpc":"2.0","id":%d,"result":' % msg["id"] + RESULT + b"}\r\n")
+        return True
+    board, host = bridge(fake_board, stdio_bridge, cooked)
+    for n in range(3):
+        host.write(call(n))
+        line = host.line(timeout=20)
+        assert line == b'{"jsonrpc":"2.0","id":%d,"result":' % n + RESULT + b"}", line
+    assert host.noise == []
+    expect_lane(host, 3, as_on_windows)

@@ -548,8 +548,9 @@ class Link:
                 return
             noise = None
         else:
-            # The usual answer first, read the short way (parse_line tries it too, stripped).
-            msg = BoardAnswer.read(line) if line[:1] == b"{" else None
+            # The usual answer first, read the short way (parse_line tries it too, once a cooked
+            # tty's "\r" is stripped: a line ending so is left to it, not read twice).
+            msg = BoardAnswer.read(line) if line[:1] == b"{" and line[-1:] == b"}" else None
             noise = None
             if msg is None:
                 msg, noise = parse_line(line)
