@@ -72,9 +72,9 @@ def test_hostile_ids_get_the_boards_bytes_with_their_own_id(fake_board, stdio_br
         assert line.endswith(b',"result":' + RESULT + b"}"), line
         assert json.loads(line)["id"] == rid and type(json.loads(line)["id"]) is type(rid)
     assert host.noise == []
-    # The ids "id" and "\\u0069d" make lines that could read otherwise (wire.routable): those
-    # two take the general way.
-    expect_lane(host, len(HOSTILE_IDS) - 2, as_on_windows)
+    # The id "\\u0069d" makes a line that could read otherwise (wire.routable): it takes the
+    # general way. "id" is the id where the usual shape has it (wire.tools_call): the lane's.
+    expect_lane(host, len(HOSTILE_IDS) - 1, as_on_windows)
 
 
 def test_lines_split_and_joined_by_the_pipe_are_each_answered_once(fake_board, stdio_bridge,
@@ -382,3 +382,137 @@ def test_with_several_boards_each_call_reaches_its_board_under_its_own_name(fake
         assert len(sent) == len(ids)
         assert all(m["params"] == {"name": "echo", "arguments": {}} for m in sent)
     expect_lane(host, 10, as_on_windows)
+
+
+def test_a_lone_frame_the_port_cannot_take_whole_is_written_as_it_drains():
+    # Link.write(now=True) with nothing waiting writes past the queue (PortLoop.write_now): what
+    # the port does not take at once is written as it drains, before any frame queued after it.
+    import asyncio
+    import pty
+
+    from tinymcp.host.bridge.link import Link, PortLoop
+
+    master, slave = pty.openpty()
+    big = b'{"a":"' + b"x" * (1 << 18) + b'"}\n'   # far more than a pty's buffer holds
+
+    class Events:
+        def __init__(self):
+            self.up = asyncio.Event()
+
+        def on_state(self, connected):
+            if connected:
+                self.up.set()
+
+        def on_message(self, msg):
+            pass
+
+        def on_noise(self, line):
+            pass
+
+    async def main():
+        events = Events()
+        link = Link(os.ttyname(slave), events=events)
+        runner = asyncio.ensure_future(link.run())
+        await asyncio.wait_for(events.up.wait(), 20)
+        assert type(link._io) is PortLoop
+        await asyncio.sleep(0.1)
+        os.set_blocking(master, False)
+        got = b""
+        try:
+            got += os.read(master, 1 << 16)   # the link's first newline
+        except BlockingIOError:
+            pass
+        assert link.write(big, now=True) is big
+        assert link._io._watching   # the rest waits for the port to drain
+        link.write(b'{"b":2}\n', now=True)   # behind it: queued
+        deadline = time.monotonic() + 20
+        while len(got) < 1 + len(big) + 8 and time.monotonic() < deadline:
+            try:
+                got += os.read(master, 1 << 16)
+            except BlockingIOError:
+                await asyncio.sleep(0.01)
+        link.close()
+        runner.cancel()
+        return got.replace(b"\r", b"")
+
+    try:
+        got = asyncio.run(main())
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert got == b"\n" + big + b'{"b":2}\n', (len(got), got[:40], got[-40:])
+
+
+# Board lines that begin as the usual answer does and are no JSON, or no UTF-8: never passed on.
+NOT_JSON = [b'{"jsonrpc":"2.0","id":%d,"result":{"a":01}}',
+            b'{"jsonrpc":"2.0","id":%d,"result":{"a":1}',
+            b'{"jsonrpc":"2.0","id":%d,"result":{"a":1}}}',
+            b'{"jsonrpc":"2.0","id":%d,"result":}',
+            b'{"jsonrpc":"2.0","id":%d,"result":{"a":"\xff"}}',
+            b'{"jsonrpc":"2.0","id":%d,"result":{"a":"x\x01"}}',
+            b'{"jsonrpc":"2.0","id":%d,"result":{"a":[1,]}}']
+
+
+def test_board_lines_that_are_no_json_never_reach_the_host(fake_board, stdio_bridge,
+                                                          as_on_windows):
+    def garbage_first(board, msg):
+        if msg["method"] != "tools/call":
+            return False
+        n = msg["params"]["arguments"]["n"]
+        board.write(NOT_JSON[n] % msg["id"] + b"\n")   # noise: the call still waits
+        board.write(b'{"jsonrpc":"2.0","id":%d,"result":{"n":%d}}\n' % (msg["id"], n))
+        return True
+    board, host = bridge(fake_board, stdio_bridge, garbage_first)
+    for n in range(len(NOT_JSON)):
+        host.write(call("c%d" % n, arguments=b'{"n":%d}' % n))
+        line = host.line(timeout=20)
+        assert line == b'{"jsonrpc":"2.0","id":"c%d","result":{"n":%d}}' % (n, n), line
+    assert host.request("ping", timeout=20)["result"] == {}
+    assert host.noise == []
+    expect_lane(host, len(NOT_JSON), as_on_windows)
+
+
+def test_an_answer_after_the_deadline_reaches_the_host_not(fake_board, stdio_bridge,
+                                                           as_on_windows):
+    held = []
+
+    def slow_first(board, msg):
+        # The first call is answered only when the next one comes, just before that one.
+        if msg["method"] != "tools/call":
+            return False
+        if not held:
+            held.append(msg)
+            return True
+        board.answer(held[0], {"content": [], "structuredContent": {"late": True}})
+        return False
+    board = fake_board(on_request=slow_first)
+    host = stdio_bridge(board.device, "--timeout", "1", "--log-level", "debug")
+    host.initialize()
+    host.write(call("slow", arguments=b'{"slow":true}'))
+    timed_out = json.loads(host.line(timeout=20))
+    assert timed_out["id"] == "slow" and timed_out["error"]["code"] == -32001, timed_out
+    board.wait_for(lambda: board.received("notifications/cancelled"), what="the cancel")
+    # The late answer comes first, then this call's: only this one reaches the host.
+    got = host.request("tools/call", {"name": "echo", "arguments": {"n": 1}}, timeout=20)
+    assert got["result"]["structuredContent"] == {"n": 1}
+    assert host.request("ping", timeout=20)["result"] == {}
+    assert host.early == {} and host.noise == [], (host.early, host.noise)
+    expect_lane(host, 2, as_on_windows)
+
+
+def test_answers_ending_in_a_cooked_ttys_cr_keep_their_bytes(fake_board, stdio_bridge,
+                                                            as_on_windows):
+    # A tty that is not raw ends each line "\r\n": the answer is read once the "\r" is stripped,
+    # and goes to the host as the board wrote it, without the "\r".
+    def cooked(board, msg):
+        if msg["method"] != "tools/call":
+            return False
+        board.write(b'{"jsonrpc":"2.0","id":%d,"result":' % msg["id"] + RESULT + b"}\r\n")
+        return True
+    board, host = bridge(fake_board, stdio_bridge, cooked)
+    for n in range(3):
+        host.write(call(n))
+        line = host.line(timeout=20)
+        assert line == b'{"jsonrpc":"2.0","id":%d,"result":' % n + RESULT + b"}", line
+    assert host.noise == []
+    expect_lane(host, 3, as_on_windows)

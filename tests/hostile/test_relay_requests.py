@@ -11,7 +11,7 @@ import pytest
 
 from tests.hostile.conftest import SLOW
 from tinymcp.host.bridge import turn
-from tinymcp.host.bridge.wire import HostParams, decode, routable
+from tinymcp.host.bridge.wire import HostParams, decode, routable, tools_call
 from tests.windows_shim import as_on_windows, same_on_every_os  # noqa: F401  (POSIX, Windows)
 
 # Numbers no encoder writes this way: a board line holding them was not encoded again.
@@ -62,12 +62,13 @@ def test_hostile_host_ids_reach_the_board_as_the_host_wrote_the_line(fake_board,
         assert msg["result"]["structuredContent"]["t"] == 'a"b\\c \u00e9\U0001f600', msg
         # The board's line: the host's, byte for byte, but for the id (the bridge's own); a
         # line holding "\\u" (which could spell a key) or a second "id" (the id "id") as the
-        # bridge read it, encoded again.
+        # bridge read it, encoded again, unless the line has the usual shape, which says where
+        # each key is (wire.tools_call).
         mine = sent[json.dumps(rid)]
         line = board_line_for(board, b'"n":%d,' % n)
         board_id = json.loads(line)["id"]
         assert type(board_id) is int
-        if b"\\u" in mine or mine.count(b'"id"') != 1:
+        if b"\\u" in mine or (mine.count(b'"id"') != 1 and tools_call(mine)[0] is None):
             assert b"1E2" not in line and json.loads(line) == dict(json.loads(mine), id=board_id)
         else:
             assert line == mine.replace(b'"id":' + json.dumps(rid, ensure_ascii=False).encode(),
@@ -98,6 +99,12 @@ ENCODED_AGAIN = {
     "Hangul (0xED bytes)": (b'{"jsonrpc":"2.0","id":"q","method":"tools/call","params":'
                             b'{"name":"echo","arguments":{"m":1,"t":"\xed\x95\x9c"}}}',
                             lambda line: b"\xed" not in line),
+    "a tab between members": (b'{"jsonrpc":"2.0",\t"id":"q","method":"tools/call","params":'
+                              b'{"name":"echo","arguments":{"m":1}}}',
+                              lambda line: b"\t" not in line),
+    "a DEL in a string": (b'{"method":"tools/call","params":{"name":"echo","arguments":{"m":1,'
+                          b'"t":"\x7f"}},"id":"q","jsonrpc":"2.0"}',
+                          lambda line: b"\x7f" not in line),
     "two tasks": (b'{"jsonrpc":"2.0","id":"q","method":"tools/call","params":{"name":"echo",'
                   b'"task":{},"task":{"ttl":5},"arguments":{"m":1}}}',
                   lambda line: line.count(b'"task"') == 1),
@@ -172,7 +179,7 @@ def test_routable_passes_only_lines_that_read_one_way():
     # spliced: the host's bytes with the bridge's id, whatever the order and spacing of members
     for line in (call_line(5), call_line("a\"b\\c"), call_line(2 ** 70),
                  b'{"method":"tools/call","params":{"name":"echo"},"id":-3,"jsonrpc":"2.0"}',
-                 b'{ "jsonrpc" : "2.0" , "id" :\t"x" , "method" : "tools/call" , "params" : '
+                 b'{ "jsonrpc" : "2.0" , "id" : "x" , "method" : "tools/call" , "params" : '
                  b'{ "name" : "echo" , "arguments" : { "v" : 1E2 } } }',
                  b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",'
                  b'"task":{"ttl":9}}}'):

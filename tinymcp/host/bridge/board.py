@@ -286,14 +286,18 @@ class BoardSession:
         if (self.state != "ready" or self.suspect is not None or loop is None
                 or link.mode != "json"):
             return self.begin("tools/call", params, owner, True)
-        p = Pending(next(self._ids), "tools/call", params, owner, True, False, loop)
-        self.pending[p.id] = p
+        rid = next(self._ids)
         # what _encode makes of it: a line, or (a broker's topic) the message alone
-        frame = params.head + b"%d" % p.id + params.tail + link.frame_end
-        if len(frame) > self.max_frame and not self._check_size(p, frame):
+        frame = params.head + b"%d" % rid + params.tail + link.frame_end
+        # Written first, then recorded: the board starts on it sooner. Nothing runs between.
+        written = (link.write(frame, False, now) if len(frame) <= self.max_frame + 1
+                   else None)   # (as _check_size counts)
+        p = Pending(rid, "tools/call", params, owner, True, False, loop)
+        self.pending[rid] = p
+        if written is None and not self._check_size(p, frame):
             return p   # answered: too long for the board
-        p.frame = link.write(frame, False, now)
-        if p.frame is not None:
+        p.frame = written
+        if written is not None:
             p.sent = True
             self._order.append(p)
         self._time(p, loop, self.timeout)

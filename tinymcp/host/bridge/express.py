@@ -30,12 +30,13 @@ class ExpressLane:
         self.put = put
         self.taken = 0   # calls served here (logged at the end, for tests and the curious)
 
-    def take(self, msg, line, alone=False):
+    def take(self, msg, line, alone=False, routed=None):
         # A host's message decoded from line -> True when it was served here, else False (and
         # nothing was done with it). alone: the line is all the chunk of input held, so its
-        # frame goes to the board at once, not at the end of the chunk.
+        # frame goes to the board at once, not at the end of the chunk. routed: its params as
+        # wire.routable makes them, when they are made already (wire.tools_call).
         try:
-            route = self.route(msg, line)
+            route = self.route(msg, line, routed)
         except Exception:   # a bug costs this message, never the session (HostSession.receive)
             log.exception("the express lane, on a message from %s", self.session.label)
             return True
@@ -44,18 +45,22 @@ class ExpressLane:
         self.relay(msg["id"], route, alone)
         return True
 
-    def route(self, msg, line):
+    def route(self, msg, line, routed=None):
         # -> (the board, the params as they go to it: a wire.HostParams) when the lane serves
-        # msg, else None. Nothing is done with it here.
+        # msg, else None. Nothing is done with it here. routed: as take() has it.
         session = self.session
-        if (session.era != "handshake" or session.version < CALLS_AS_IS or type(msg) is not dict
-                or len(msg) != 4 or msg.get("method") != "tools/call"):
+        if session.era != "handshake" or session.version < CALLS_AS_IS:
             return None
-        rid = msg.get("id")
-        params = msg.get("params")
-        if (type(rid) not in (int, str) or type(params) is not dict or rid in session.tasks
-                or msg.get("jsonrpc") != "2.0" or "_meta" in params or "task" in params):
-            return None   # a bad or duplicate id, progress, a task: said the general way
+        if routed is None and (
+                type(msg) is not dict or len(msg) != 4 or msg.get("method") != "tools/call"
+                or type(msg.get("id")) not in (int, str) or type(msg.get("params")) is not dict
+                or msg.get("jsonrpc") != "2.0" or "_meta" in msg["params"]
+                or "task" in msg["params"]):
+            return None   # a bad id, progress, a task: said the general way. (What
+                          # wire.tools_call reads has none of them: its shape says so.)
+        if msg["id"] in session.tasks:
+            return None   # a duplicate id: said the general way
+        params = msg["params"]
         name = params.get("name")
         if type(name) is not str or name == WAIT_TOOL:
             return None
@@ -72,7 +77,8 @@ class ExpressLane:
                 or board_session.state != "ready" or board_session.suspect is not None
                 or router.routes.refusal(board, "tools", own) is not None):
             return None   # hidden or withheld by the pins too: the general way says why
-        routed = routable(msg, line)
+        if routed is None:
+            routed = routable(msg, line)
         if type(routed) is not HostParams:
             return None
         if own != name:   # LABEL_TOOL: the board's own name in the bytes it gets
@@ -112,7 +118,9 @@ class ExpressLane:
                 del tasks[rid]
             future.remove_done_callback(ended)
             rest = reply.rest if type(reply) is BoardAnswer else None
-            if (rest is None or "result" not in reply or rest.find(b'"task"') >= 0
+            result = reply.get("result")
+            # A task (a result's own "task" key) is kept by the router; a picture is drawn.
+            if (rest is None or type(result) is not dict or "task" in result
                     or rest.find(SVG) >= 0   # find, not `in`: wire.py says why
                     or rest.find(b"\r") >= 0   # an SSE line would end there (streamable.py)
                     or session.closed or (several and router.routes.outward_reply(

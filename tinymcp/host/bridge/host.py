@@ -113,13 +113,13 @@ class HostSession:
         self._log_allowance = float(LOG_BURST)
         self._log_at = time.monotonic()
 
-    def receive(self, msg, line=None):
+    def receive(self, msg, line=None, routed=None):
         # One message from the host, already decoded (from line, its bytes, when the front has
-        # them: a routed request may reach its board as it came). Malformed requests are
-        # answered with Invalid Request; malformed notifications and responses have nobody to
-        # answer: dropped.
+        # them: a routed request may reach its board as it came; routed: its params as
+        # wire.routable makes them, when made already). Malformed requests are answered with
+        # Invalid Request; malformed notifications and responses have nobody to answer: dropped.
         try:
-            self._receive(msg, line=line)
+            self._receive(msg, line=line, routed=routed)
         except Exception:   # a bug must cost this message, never the session or the bridge
             log.exception("handling a message from %s", self.label)
 
@@ -140,7 +140,7 @@ class HostSession:
                 log.exception("handling a message from %s", self.label)
         batch.close()
 
-    def _receive(self, msg, batch=None, line=None):
+    def _receive(self, msg, batch=None, line=None, routed=None):
         rid = msg.get("id") if type(msg) is dict else None
         good_id = type(rid) in (int, str)
         method = msg.get("method") if type(msg) is dict else None
@@ -181,8 +181,10 @@ class HostSession:
             # A routed request (a tools/call to one board): no task, its answer's future
             # stands in for one in self.tasks (cancel() abandons it).
             try:
+                if line is not None and routed is None:
+                    routed = routable(msg, line)
                 future = self.hosts.handshake.start(self, rid, method, params if line is None
-                                                    else routable(msg, line),
+                                                    else routed,
                                                     lambda reply: self.served(rid, reply))
             except Exception as e:   # a bug costs this request, never the session
                 log.exception("serving %s", method)

@@ -142,6 +142,10 @@ def parse_line(line):
     line = line.rstrip(b"\r \t")
     if not line:
         return None, None
+    if line[:1] == b"{":
+        msg = BoardAnswer.read(line)   # the usual answer, read the short way
+        if msg is not None:
+            return msg, None
     start = 0 if line[:1] == b"{" else line.find(_JSONRPC)
     if start >= 0:
         try:   # UTF-8, as json.loads would find ('{' then no NUL), without looking for it
@@ -247,6 +251,21 @@ class PortLoop:
             self._kicked = True
             if not turn.hold(self._write):
                 self.loop.call_soon(self._write)
+
+    def write_now(self, frame):
+        # One frame, written now: nothing waits before it (no frame queued, none being
+        # written). What the port does not take now waits until it drains, as _write leaves it.
+        try:
+            written = os.write(self.fd, frame)
+        except (BlockingIOError, InterruptedError):
+            written = 0
+        except OSError as e:
+            self._failed(e)
+            return
+        if written < len(frame):
+            self._out = frame[written:]
+            self._watching = True
+            self.loop.add_writer(self.fd, self._write)
 
     def _write(self):
         self._kicked = False
@@ -515,8 +534,10 @@ class Link:
         # once per line.
         if lines:
             self._prompted = False
+        if self._prompted or data[-1:] == b"\n":   # told already, or no line is begun
+            return
         partial = self._lines.partial
-        if not self._prompted and partial.endswith(PROMPTS):
+        if partial.endswith(PROMPTS):
             self._prompted = True
             log.debug("noise: a prompt %r", bytes(partial[-80:]))
             self.events.on_noise(bytes(partial[-200:]))
@@ -528,7 +549,12 @@ class Link:
                 return
             noise = None
         else:
-            msg, noise = parse_line(line)
+            # The usual answer first, read the short way (parse_line tries it too, once a cooked
+            # tty's "\r" is stripped: a line ending so is left to it, not read twice).
+            msg = BoardAnswer.read(line) if line[:1] == b"{" and line[-1:] == b"}" else None
+            noise = None
+            if msg is None:
+                msg, noise = parse_line(line)
             if msg is None and noise and self.mode == "cbor":
                 msg, noise = self._salvage(noise)
         if noise:
@@ -610,6 +636,9 @@ class Link:
             return None
         io = self._io
         if type(io) is PortLoop and not urgent and self._queued <= MAX_BACKLOG:
+            if now and not self._queued and not io._kicked and not io._watching and io.running:
+                io.write_now(frame)   # nothing waits before it: past the queue
+                return frame
             self._queue.append(frame)   # the loop's: no thread shares the queues, no lock
             self._queued += len(frame)
             if now and not io._kicked and not io._watching and io.running:

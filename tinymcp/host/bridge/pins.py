@@ -413,6 +413,8 @@ class BoardPins:
 
     def withheld(self, kind, name):
         # -> why hosts may not use this entry now (the text of an isError), or None.
+        if not self.pending:   # the usual: nothing withheld
+            return None
         entry = None if self.pins.trust_changes else self.pending.get((kind, name))
         if entry is None:
             return None

@@ -12,7 +12,7 @@ import threading
 from tinymcp.host.bridge import turn
 from tinymcp.host.bridge.express import ExpressLane
 from tinymcp.host.bridge.wire import (MAX_MESSAGE, TOO_LONG, LineSplitter, decode, dump_line,
-                                      too_long)
+                                      too_long, tools_call)
 
 log = logging.getLogger("tinymcp.bridge.stdio")
 
@@ -181,11 +181,14 @@ async def serve_stdio(hosts, stdin=None, stdout=None):
             line = line.strip()
             if not line:
                 continue
-            msg, problem = decode(line)
-            if problem is not None:
-                send(problem)
-            elif lane is None or not lane.take(msg, line, alone):
-                session.receive(msg, line)
+            msg, routed = tools_call(line)   # the usual tools/call, read the short way
+            if msg is None:
+                msg, problem = decode(line)
+                if problem is not None:
+                    send(problem)
+                    continue
+            if lane is None or not lane.take(msg, line, alone, routed):
+                session.receive(msg, line, routed)
         if not data:
             end()
 

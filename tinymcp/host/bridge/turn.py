@@ -9,9 +9,9 @@ log = logging.getLogger("tinymcp.bridge.turn")
 
 
 class _Turn(threading.local):
-    # Per thread, as each event loop runs in its own: how deep in handled() it is, and the
-    # flushes it holds.
-    depth = 0
+    # Per thread, as each event loop runs in its own: the flushes held while a chunk is
+    # handled there, or None when none is (one attribute of a thread's own: each read of it
+    # looks for this thread's).
     held = None
 
 
@@ -22,26 +22,24 @@ def hold(flush):
     # -> True when flush() will be called once the chunk being handled has been (the caller
     # leaves its bytes waiting for it), False when no chunk is being handled now (a timer, a
     # task: the caller writes its own way).
-    turn = _turn
-    if not turn.depth:
+    held = _turn.held
+    if held is None:
         return False
-    if flush not in turn.held:   # a bound method is equal to another of the same object's
-        turn.held.append(flush)
+    if flush not in held:   # a bound method is equal to another of the same object's
+        held.append(flush)
     return True
 
 
 def handled(handle, data):
     # handle(data), then the writes it led to, in the order they were first held.
     turn = _turn
-    if turn.depth:
+    if turn.held is not None:
         handle(data)   # inside another chunk's handling: its end writes for both
         return
-    turn.depth = 1
     turn.held = held = []
     try:
         handle(data)
     finally:
-        turn.depth = 0
         turn.held = None
         for flush in held:
             try:

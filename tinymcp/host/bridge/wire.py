@@ -52,8 +52,8 @@ def _constant(name):
 #    when it reaches the host unchanged but for its id ----------------------------------------
 
 # The head of an answer whose id can be swapped in its bytes: the line starts with it, the id
-# the board was given (an integer: the bridge's own) in group 1.
-_ANSWER_HEAD = re.compile(rb'\{"jsonrpc":"2\.0","id":(\d{1,18}),"(?:result|error)":')
+# the board was given (an integer: the bridge's own, in JSON's spelling) in group 1.
+_ANSWER_HEAD = re.compile(rb'\{"jsonrpc":"2\.0","id":(0|[1-9]\d{0,17}),"(?:result|error)":')
 
 
 class BoardAnswer(dict):
@@ -80,6 +80,31 @@ class BoardAnswer(dict):
                     and line.find(b'"jsonrpc"', end) < 0 and line.find(b'"result"', end) < 0
                     and line.find(b'"error"', end) < 0):
                 frame.rest = line[head.end(1):]
+        return frame
+
+    @classmethod
+    def read(cls, line):
+        # A board's line (bytes, stripped) -> the answer it is when it is the usual one: the
+        # head above, then one JSON value (the result or error, read by the same scanner
+        # json.loads runs), then "}" and nothing else: a line json.loads reads as that answer,
+        # whose keys are the head's three, each once. Else None (parse it the general way).
+        # Cheaper than a parse of the whole line and the searches of() makes: the head is
+        # matched, not parsed, and no key can follow the value. rest, as of() says, unless a
+        # 0xED byte is in it (an ASCII line holds none).
+        head = _ANSWER_HEAD.match(line)
+        if head is None:
+            return None
+        start = head.end()
+        try:
+            text = line.decode("utf-8", "surrogatepass")
+            value, end = board_scan(text, start)
+        except (StopIteration, ValueError, RecursionError):   # UnicodeDecodeError is one too
+            return None
+        if text[end:] != "}":
+            return None
+        frame = cls(jsonrpc="2.0", id=int(head.group(1)))
+        frame["result" if line[start - 3] == 116 else "error"] = value   # "result": its t
+        frame.rest = line[head.end(1):] if text.isascii() or line.find(b"\xed") < 0 else None
         return frame
 
     def answer(self, out):
@@ -145,13 +170,14 @@ def routable(msg, line):
     # - each key the bridge reads (routes by, checks) once, "task" at most once: a duplicate key
     #   reads differently in different parsers, and the board must read what the bridge did;
     # - no \u escape (which could spell a key), no 0xED byte (which leads the UTF-8 of a lone
-    #   surrogate), no CR (a board's tty may read it as the end of the line).
+    #   surrogate), no CR (a board's tty may read it as the end of the line), no tab between
+    #   tokens nor DEL in a string (a REPL acts on them; encoded again, neither is raw).
     # Else its params as they are. The board reads the host's own bytes (a number as the host
     # wrote it); a few scans of the line in C cost about what encoding a small request does.
     params = msg.get("params")
     if (msg.get("method") != "tools/call" or len(msg) != 4 or type(params) is not dict
             or line[:1] != b"{" or line.find(b"\\u") >= 0 or line.find(b"\xed") >= 0
-            or line.find(b"\r") >= 0
+            or line.find(b"\r") >= 0 or line.find(b"\t") >= 0 or line.find(b"\x7f") >= 0
             or line.count(b'"id"') != 1 or line.count(b'"name"') != 1
             or line.count(b'"method"') != 1 or line.count(b'"params"') != 1
             or line.count(b'"jsonrpc"') != 1 or line.count(b'"task"') > 1):
@@ -169,6 +195,56 @@ def routable(msg, line):
     routed.head = line[:found.start(1)]
     routed.tail = line[found.end(1):]
     return routed
+
+
+# The usual shape of a host's tools/call, in the order and spelling the SDKs write it, all
+# ASCII: its id (an integer, or a string of printable ASCII with no escape) in group 1, the
+# tool's name (as a bridge names tools) in group 2; its arguments follow.
+_CALL_HEAD = re.compile(rb'\{"jsonrpc":"2\.0","id":(-?(?:0|[1-9]\d{0,17})|"[ !#-\[\]-~]*"),'
+                        rb'"method":"tools/call","params":\{"name":"([a-zA-Z0-9_-]{1,64})",'
+                        rb'"arguments":')
+
+
+def tools_call(line):
+    # A host's line (bytes, stripped) -> (the message decode() makes of it, its params as a
+    # HostParams: what routable() makes of them), when it is a tools/call in the usual shape: the
+    # head above, the arguments one JSON value (read by decode's own scanner), then "}}" and
+    # nothing else. Such a line holds the keys jsonrpc, id, method and params, and in params
+    # name and arguments, each once and nowhere but where the bridge read them, so the board
+    # reads what the bridge did (however its parser takes a duplicate key inside the
+    # arguments, which the bridge does not read). The checks decode() and routable() make
+    # that the shape leaves open are made here: a non-finite number, a \u escape or an 0xED
+    # byte (a lone surrogate), nesting, a raw byte a terminal acts on (a tab or CR between
+    # tokens, a DEL in a string). Else (None, None): decode() and routable() say, the long way.
+    # One match and one scan instead of a parse of the whole line and the searches decode()
+    # and routable() make of it.
+    head = _CALL_HEAD.match(line)
+    if head is None:
+        return None, None
+    start = head.end()   # the head is ASCII: an index into the text as into the bytes
+    _nonfinite.clear()
+    try:
+        text = line.decode("utf-8", "surrogatepass")
+        arguments, end = _scan(text, start)
+    except (StopIteration, ValueError, RecursionError):   # UnicodeDecodeError is one too
+        return None, None
+    if text[end:] != "}}" or _nonfinite:
+        return None, None
+    # All but the arguments is the head and "}}": two "{", the id (no escape, no control
+    # byte), the name. The rest is looked for in the arguments, which are most often short.
+    given = text[start:end]
+    if ("\\u" in given or "\t" in given or "\r" in given or "\x7f" in given
+            or (not text.isascii() and line.find(b"\xed") >= 0)
+            or (len(given) + head.end(1) - head.start(1) > MAX_DEPTH - 2
+                and text.count("[") + text.count("{") > MAX_DEPTH)):
+        return None, None
+    rid = head.group(1)
+    rid = int(rid) if rid[:1] != b'"' else text[head.start(1) + 1:head.end(1) - 1]
+    params = {"name": text[head.start(2):head.end(2)], "arguments": arguments}
+    routed = HostParams(params)
+    routed.head = line[:head.start(1)]
+    routed.tail = line[head.end(1):]
+    return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}, routed
 
 
 def reason(error):
