@@ -516,3 +516,49 @@ def test_answers_ending_in_a_cooked_ttys_cr_keep_their_bytes(fake_board, stdio_b
         assert line == b'{"jsonrpc":"2.0","id":%d,"result":' % n + RESULT + b"}", line
     assert host.noise == []
     expect_lane(host, 3, as_on_windows)
+
+
+# No JSON holds NaN or an infinity: a board's sensor may read one, a hostile board may write one.
+# A host never gets one, whichever way the answer goes: null stands in (as JSON.stringify
+# writes); 1e999, which is JSON (its reader's number may be an infinity), may pass as it came.
+NONFINITE = [b"NaN", b"Infinity", b"-Infinity", b"1e999", b"-1e999"]
+
+
+def strict(line):
+    def refuse(name):
+        raise AssertionError("%s reached the host: %r" % (name, line))
+    return json.loads(line, parse_constant=refuse)
+
+
+def test_no_host_gets_a_nan_or_an_infinity(fake_board, stdio_bridge, as_on_windows):
+    def nonfinite(board, msg):
+        if msg["method"] != "tools/call":
+            return False
+        board.write(b'{"jsonrpc":"2.0","id":%d,"result":{"content":[],"structuredContent":'
+                    b'{"v":%s,"w":[1,%s]}}}\n' % (msg["id"], NONFINITE[msg["params"]["arguments"]
+                                                  ["n"]], b"2.5"))
+        return True
+    board, host = bridge(fake_board, stdio_bridge, nonfinite)
+    rid = 0
+    for n, token in enumerate(NONFINITE):
+        # the lane's way, and the general way (progress asked: the router serves it)
+        for meta in (b"", b',"_meta":{"progressToken":"p%d"}' % n):
+            rid += 1
+            host.write(b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo",'
+                       b'"arguments":{"n":%d}%s}}\n' % (rid, n, meta))
+            got = strict(host.line(timeout=20))
+            assert got["id"] == rid, got
+            value = got["result"]["structuredContent"]
+            assert value["w"] == [1, 2.5], got
+            assert value["v"] is None or (token.endswith(b"999") and abs(value["v"]) == float(
+                "inf")), (token, got)
+    assert host.request("ping", timeout=20)["result"] == {}
+    assert host.noise == []
+
+
+def test_dump_writes_null_for_nan_and_the_infinities():
+    from tinymcp.host.bridge.wire import dump
+    inf = float("inf")
+    assert dump({"a": [inf, -inf, float("nan"), 1.5], "b": {"c": (inf,)}}) == (
+        '{"a":[null,null,null,1.5],"b":{"c":[null]}}')
+    assert dump({"a": 1.5}) == '{"a":1.5}'

@@ -5,7 +5,6 @@ import collections
 import contextlib
 import functools
 import hashlib
-import json
 import logging
 import uuid
 
@@ -28,6 +27,7 @@ from tinymcp.host.bridge.guard import (CLIENT, MESSAGE, Connection, Guard, conne
 from tinymcp.host.bridge.host import is_stateless
 from tinymcp.host.bridge.streamable import (Backlog, PING_SECONDS, SSE_HEADERS,
                                             StreamableSession, accepts, post_refusal)
+from tinymcp.host.bridge.wire import dump
 
 log = logging.getLogger("tinymcp.bridge.http")
 
@@ -389,7 +389,7 @@ class HttpFront:
         if answer == []:
             await Response(status_code=202)(scope, receive, send)
             return
-        await Response(json.dumps(answer, separators=(",", ":")),
+        await Response(dump(answer),
                        status_code=400 if type(answer) is dict else 200,
                        media_type="application/json")(scope, receive, send)
 
@@ -466,7 +466,7 @@ class HttpFront:
                     status = 200
                     if "error" in item:
                         status = ERROR_CODE_HTTP_STATUS.get(item["error"].get("code"), 200)
-                    await Response(json.dumps(item), status_code=status,
+                    await Response(dump(item), status_code=status,
                                    media_type="application/json")(scope, receive, send)
                     return
                 if not has_sse:
@@ -475,8 +475,7 @@ class HttpFront:
                     streaming = True
                     await send({"type": "http.response.start", "status": 200,
                                 "headers": SSE_HEADERS})
-                event = "event: message\r\ndata: %s\r\n\r\n" % json.dumps(
-                    item, separators=(",", ":"))
+                event = "event: message\r\ndata: %s\r\n\r\n" % dump(item)
                 await send({"type": "http.response.body", "body": event.encode(),
                             "more_body": not final})
                 if final:

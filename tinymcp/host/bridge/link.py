@@ -153,7 +153,7 @@ def parse_line(line):
                 msg = whole_object(line[start:].decode("utf-8", "surrogatepass"), board_scan,
                                    board_json)
             else:
-                msg = json.loads(line[start:])
+                msg = json.loads(line[start:], parse_constant=board_json.parse_constant)
         except (ValueError, RecursionError):
             msg = None
         if type(msg) is dict and msg.get("jsonrpc") == "2.0":

@@ -25,7 +25,29 @@ SURROGATE = "strings must be Unicode text: a lone UTF-16 surrogate (\\ud800-\\ud
 
 # One compact encoder and one strict decoder, made once: json.dumps and json.loads with
 # arguments of their own build a new one per message.
-dump = json.JSONEncoder(separators=(",", ":")).encode
+_dump = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+
+def dump(msg):
+    # msg as compact JSON. No JSON holds NaN or an infinity, which a board's sensor may read (a
+    # CBOR float carries it) or a board's line may spell: null stands in, as JSON.stringify
+    # writes, rather than a line no strict parser reads.
+    try:
+        return _dump(msg)
+    except ValueError as e:
+        if "Out of range float" not in str(e):
+            raise
+        return _dump(_finite(msg))
+
+
+def _finite(value):
+    if type(value) is float:
+        return value if value - value == 0 else None   # inf - inf and nan - nan are nan
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def dump_line(msg):
@@ -72,6 +94,9 @@ class BoardAnswer(dict):
         # The head holds one "jsonrpc", "id" and "result" or "error": none may follow it.
         frame = cls(msg)
         frame.rest = None
+        if board_nonfinite:   # as read() says
+            board_nonfinite.clear()
+            return frame
         head = _ANSWER_HEAD.match(line)
         if head is not None:
             end = head.end()
@@ -103,6 +128,11 @@ class BoardAnswer(dict):
         if text[end:] != "}":
             return None
         frame = cls(jsonrpc="2.0", id=int(head.group(1)))
+        if board_nonfinite:   # a NaN or an infinity: encoded again (dump), never passed on
+            board_nonfinite.clear()
+            frame["result" if line[start - 3] == 116 else "error"] = value
+            frame.rest = None
+            return frame
         frame["result" if line[start - 3] == 116 else "error"] = value   # "result": its t
         frame.rest = line[head.end(1):] if text.isascii() or line.find(b"\xed") < 0 else None
         return frame
@@ -266,7 +296,15 @@ def too_long(limit=MAX_MESSAGE):
 
 _decoder = json.JSONDecoder(parse_float=_float, parse_constant=_constant)
 _scan = json.scanner.make_scanner(_decoder)   # what _decoder.decode runs, without its wrapping
-board_json = json.JSONDecoder()               # json.loads' own, for a board's lines
+board_nonfinite = []   # NaN, Infinity or -Infinity in a board's line just read (not JSON)
+
+
+def _board_constant(name):
+    board_nonfinite.append(name)
+    return float(name)   # what json.loads makes of it; encoded again as null (dump)
+
+
+board_json = json.JSONDecoder(parse_constant=_board_constant)   # json.loads' but for that
 board_scan = json.scanner.make_scanner(board_json)
 
 
