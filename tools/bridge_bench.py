@@ -77,6 +77,10 @@ def first_success(peer, deadline=60):
 
 
 REPEATS = 3   # interleaved runs of each peer; the median is shown
+# The stdio relay's rows: 2000 calls are a tenth of a second for socat or the bridge, and three
+# such runs swung the bridge/socat ratio 0.53x-0.65x on one idle machine: longer, and more.
+STDIO_CALLS = 10000
+STDIO_REPEATS = 5
 
 
 def median_rows(peers, measure, repeats=REPEATS):
@@ -112,7 +116,8 @@ def throughput(calls):
             peer.initialize()
         found = median_rows(peers, lambda peer: [
             figure for window in (1, 8) for figure in cpu_per_call(
-                peer.proc.pid, lambda: (calls, round_trips(peer, calls, window)))])
+                peer.proc.pid, lambda: (calls, round_trips(peer, calls, window)))],
+            STDIO_REPEATS)
         rss = rss_mb(bridged.proc.pid)
     finally:
         for _name, peer in peers:
@@ -632,9 +637,10 @@ def main():
             say("  %-40s %12.0f %12.0f %12.0f %12.0f %7.1f MB" % ((tree,) + tuple(figures)))
         return
     if args.only in (None, "throughput"):
+        calls = max(args.calls, STDIO_CALLS)
         say("round trips on stdio (tools/call read_temperature), %d calls each, medians of %d "
-            "interleaved runs:" % (args.calls, REPEATS))
-        rows, rss, cpu = throughput(args.calls)
+            "interleaved runs:" % (calls, STDIO_REPEATS))
+        rows, rss, cpu = throughput(calls)
         for name, one, eight, ratio in rows:
             say("  %-58s %7.0f/s one at a time  %7.0f/s 8 in flight%s"
                 % (name, one, eight, "  (%.2fx, %.2fx the floor; target 0.6x)" % ratio
