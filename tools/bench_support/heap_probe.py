@@ -174,19 +174,30 @@ def module_costs():
     from tinymcp import Server
     from tinymcp.schema import integer, number
     server = Server("probe", "1")
+    # Each of 8 registered one at a time; the median step is the figure: a step that also
+    # grows the interpreter's qstr pool (a few KiB, whenever any code's strings fill it) or
+    # a table is no tool's own cost.
+    steps = []
     before = yield from held()
-    for i in range(4):
+    for i in range(8):
         server.tool("read_adc%d" % i, "Read one 16-bit ADC channel (3.3 V reference).",
                     inputs={"channel": integer("ADC channel", 0, 3)},
                     outputs={"raw": integer("Raw reading, 0..65535", 0, 65535),
                              "volts": number("Voltage at the pin")},
                     title="Read ADC channel", read_only=True)(lambda channel: {})
-    out["per_tool"] = ((yield from held()) - before) // 4
+        now = yield from held()
+        steps.append(now - before)
+        before = now
+    out["per_tool"] = sorted(steps)[len(steps) // 2]
+    steps = []
     before = yield from held()
-    for i in range(4):
+    for i in range(8):
         server.resource("sensor://t%d" % i, "temperature", "The latest reading",
                         mime="application/json")(lambda: {})
-    out["per_resource"] = ((yield from held()) - before) // 4
+        now = yield from held()
+        steps.append(now - before)
+        before = now
+    out["per_resource"] = sorted(steps)[len(steps) // 2]
     yield from history_costs()
     yield from events_costs()
     yield from task_costs()
