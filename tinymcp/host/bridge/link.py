@@ -22,7 +22,8 @@ from tinymcp import cborlink, protocol
 
 from tinymcp.host.bridge import turn
 from tinymcp.host.bridge.wire import (TOO_LONG, BoardAnswer, Encoded, LineSplitter, board_json,
-                                      board_scan, dump_line, reason, whole_object)
+                                      board_nonfinite, board_scan, dump_line, reason,
+                                      whole_object)
 
 log = logging.getLogger("tinymcp.bridge.link")
 
@@ -148,6 +149,8 @@ def parse_line(line):
             return msg, None
     start = 0 if line[:1] == b"{" else line.find(_JSONRPC)
     if start >= 0:
+        if board_nonfinite:   # left by a line that was no JSON (BoardAnswer.of reads it)
+            board_nonfinite.clear()
         try:   # UTF-8, as json.loads would find ('{' then no NUL), without looking for it
             if line[start + 1:start + 2] != b"\x00":
                 msg = whole_object(line[start:].decode("utf-8", "surrogatepass"), board_scan,

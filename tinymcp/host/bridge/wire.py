@@ -120,6 +120,8 @@ class BoardAnswer(dict):
         if head is None:
             return None
         start = head.end()
+        if board_nonfinite:   # left by a line that was no JSON
+            board_nonfinite.clear()
         try:
             text = line.decode("utf-8", "surrogatepass")
             value, end = board_scan(text, start)
