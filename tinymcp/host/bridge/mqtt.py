@@ -33,7 +33,7 @@ from tinymcp.host.bridge.board import CLIENT_CAPABILITIES, MAX_INIT_WAITING, PRO
 from tinymcp.host.bridge.routes import LABEL
 from tinymcp.host.bridge.host import log_failure
 from tinymcp.host.bridge.link import MAX_LINE, PortError
-from tinymcp.host.bridge.wire import BoardAnswer, dump
+from tinymcp.host.bridge.wire import BoardAnswer, board_json, board_nonfinite, dump
 from tinymcp.host.bridge.mqttpackets import fast_client, packed
 from tinymcp.host.bridge.mqttpump import Pump, drives, no_delay
 
@@ -178,10 +178,14 @@ def label_for(server_id, server_name, taken):
 
 
 def _decode(payload):
-    # A JSON-RPC message from a payload -> the dict, or None for anything else.
+    # A JSON-RPC message from a payload -> the dict, or None for anything else. A NaN or an
+    # infinity it spells is noted (wire.board_nonfinite): BoardAnswer.of leaves it to be encoded
+    # again, never passed on as it came.
+    if board_nonfinite:
+        board_nonfinite.clear()
     try:
-        msg = json.loads(payload)
-    except (ValueError, RecursionError):
+        msg = board_json.decode(payload.decode(json.detect_encoding(payload), "surrogatepass"))
+    except (ValueError, RecursionError):   # UnicodeDecodeError is one too
         return None
     return msg if type(msg) is dict and msg.get("jsonrpc") == "2.0" else None
 
@@ -225,7 +229,9 @@ class BrokerLink:
         self.frames_in += 1
         if self.unverified and _mark_unverified(msg, self.broker.shown):
             payload = None
-        if payload is not None and "method" not in msg:
+            if type(msg) is BoardAnswer:
+                msg.rest = None   # changed: encoded again
+        elif payload is not None and "method" not in msg and type(msg) is not BoardAnswer:
             msg = BoardAnswer.of(msg, payload)
         try:
             self.events.on_message(msg)
@@ -637,11 +643,14 @@ class Broker:
             if kind == "rpc" and key in self.asking:
                 self._answered(key, _decode(payload))
             return
-        msg = _decode(payload)
+        # The usual answer read the short way (wire.BoardAnswer.read), else parsed.
+        msg = BoardAnswer.read(payload) if type(payload) is bytes else None
         if msg is None:
-            log.debug("%s: dropped a payload that is not a JSON-RPC message: %r",
-                      served[0].device, bytes(payload[:200]))
-            return
+            msg = _decode(payload)
+            if msg is None:
+                log.debug("%s: dropped a payload that is not a JSON-RPC message: %r",
+                          served[0].device, bytes(payload[:200]))
+                return
         served[0].deliver(msg, payload)
 
     def _parse(self, topic):
