@@ -5,6 +5,7 @@
 # is answered exactly once, with the host's own id, and the session goes on. Each test runs on
 # POSIX (where the lane is open) and under the Windows shim (where stdin is read by a thread
 # and the general way serves every call): the answers must be the same.
+import asyncio
 import json
 import os
 import re
@@ -300,16 +301,41 @@ def test_a_host_that_stops_reading_gets_every_answer_once_it_reads_again(fake_bo
     expect_lane(host, count, as_on_windows)
 
 
+class LinkEvents:
+    # What a Link tells its board session (link.Link's events): here only that its port is up.
+    def __init__(self):
+        self.up = asyncio.Event()
+
+    def on_state(self, connected):
+        if connected:
+            self.up.set()
+
+    def on_message(self, msg):
+        pass
+
+    def on_noise(self, line):
+        pass
+
+
+async def open_link(device):
+    # A Link on device, running on this loop with its port up -> (the link, its task).
+    from tinymcp.host.bridge.link import Link, PortLoop
+    events = LinkEvents()
+    link = Link(device, events=events)
+    runner = asyncio.ensure_future(link.run())
+    await asyncio.wait_for(events.up.wait(), 20)
+    assert type(link._io) is PortLoop
+    return link, runner
+
+
 def test_a_lone_calls_frame_reaches_the_board_before_its_chunk_has_been_handled():
     # Link.write(now=True), as the lane writes the call a chunk held alone: on the port at once
     # (the board starts on it sooner); any other frame waits for the end of the chunk, all in
     # one write (turn.py). The bytes are read from the pty's other end, where a board reads.
-    import asyncio
     import pty
     import select
 
     from tinymcp.host.bridge import turn
-    from tinymcp.host.bridge.link import Link, PortLoop
 
     master, slave = pty.openpty()
 
@@ -320,26 +346,8 @@ def test_a_lone_calls_frame_reaches_the_board_before_its_chunk_has_been_handled(
             wait = 0.2
         return got.replace(b"\r", b"")
 
-    class Events:
-        def __init__(self):
-            self.up = asyncio.Event()
-
-        def on_state(self, connected):
-            if connected:
-                self.up.set()
-
-        def on_message(self, msg):
-            pass
-
-        def on_noise(self, line):
-            pass
-
     async def main():
-        events = Events()
-        link = Link(os.ttyname(slave), events=events)
-        runner = asyncio.ensure_future(link.run())
-        await asyncio.wait_for(events.up.wait(), 20)
-        assert type(link._io) is PortLoop
+        link, runner = await open_link(os.ttyname(slave))
         await asyncio.sleep(0)
         assert arrived(5) == b"\n"   # the link's first newline
         seen = []
@@ -387,34 +395,13 @@ def test_with_several_boards_each_call_reaches_its_board_under_its_own_name(fake
 def test_a_lone_frame_the_port_cannot_take_whole_is_written_as_it_drains():
     # Link.write(now=True) with nothing waiting writes past the queue (PortLoop.write_now): what
     # the port does not take at once is written as it drains, before any frame queued after it.
-    import asyncio
     import pty
-
-    from tinymcp.host.bridge.link import Link, PortLoop
 
     master, slave = pty.openpty()
     big = b'{"a":"' + b"x" * (1 << 18) + b'"}\n'   # far more than a pty's buffer holds
 
-    class Events:
-        def __init__(self):
-            self.up = asyncio.Event()
-
-        def on_state(self, connected):
-            if connected:
-                self.up.set()
-
-        def on_message(self, msg):
-            pass
-
-        def on_noise(self, line):
-            pass
-
     async def main():
-        events = Events()
-        link = Link(os.ttyname(slave), events=events)
-        runner = asyncio.ensure_future(link.run())
-        await asyncio.wait_for(events.up.wait(), 20)
-        assert type(link._io) is PortLoop
+        link, runner = await open_link(os.ttyname(slave))
         await asyncio.sleep(0.1)
         os.set_blocking(master, False)
         got = b""

