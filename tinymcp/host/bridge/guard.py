@@ -14,10 +14,13 @@ from starlette.responses import Response
 
 try:
     # uvicorn's protocol on httptools (llhttp, in C) parses a request for less CPU than h11's.
-    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as Parsing, STATUS_LINE
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as Parsing
 except ImportError:
     from uvicorn.protocols.http.h11_impl import H11Protocol as Parsing
-    STATUS_LINE = None   # h11's protocol holds no request for the express lane
+try:   # what the express lane writes a response with (Connection._respond)
+    from uvicorn.protocols.http.httptools_impl import STATUS_LINE
+except ImportError:
+    STATUS_LINE = None   # h11's protocol, or a uvicorn without it: no request is held
 
 from tinymcp.host.bridge.wire import MAX_MESSAGE, decode
 
@@ -302,7 +305,7 @@ class Connection(Parsing):
 
     def connection_made(self, transport):
         super().connection_made(JoinedWrites(transport, self.loop))
-        self.express = getattr(self.app, "express", None)
+        self.express = getattr(self.app, "express", None) if STATUS_LINE is not None else None
         self.idle_since = self.loop.time()
         self._seen = None
         self._deadline = None

@@ -278,8 +278,12 @@ class StreamableSession:
         self.ended = True
         self.host.close()
         for stream in list(self.streams.values()):
-            stream.close()
+            stream.close()   # a held POST's too: its response is written now (express)
         self.streams.clear()
+        if self._late_timer is not None:
+            self._late_timer.cancel()
+            self._late_timer = None
+        self._late.clear()
         self._on_end(self)
 
     # -- HTTP -----------------------------------------------------------------------------------
